@@ -1,0 +1,38 @@
+/**
+ * The billing consumer: reads `<prefix>.usage` in consumer group `<prefix>.billing`
+ * and writes each batch to the ledger before its offsets are committed. A crash after
+ * the write and before the commit redelivers the batch; the ledger ignores the replayed
+ * event ids, so nothing is counted twice and nothing is lost.
+ */
+import type { Logger } from 'pino';
+import type { EventCodec } from '../events/codec.ts';
+import { topicsFor } from '../events/topics.ts';
+import { ledgerWrites } from '../lib/metrics.ts';
+import type { Consumer, Transport } from '../transport/types.ts';
+import type { Ledger, UsageEvent } from './ledger.ts';
+
+/** See the module comment. */
+export class BillingConsumer {
+  private consumer?: Consumer;
+  constructor(private readonly transport: Transport, private readonly codec: EventCodec, private readonly ledger: Ledger,
+    private readonly prefix: string, private readonly log: Logger) {}
+
+  async start(): Promise<void> {
+    const topic = topicsFor(this.prefix).usage;
+    await this.transport.ensureTopics([{ name: topic, partitions: 4 }]);
+    this.consumer = this.transport.consumer({ groupId: `${this.prefix}.billing`, topics: [topic], fromBeginning: true });
+    await this.consumer.run(async (batch) => {
+      const events: UsageEvent[] = [];
+      for (const m of batch.messages) {
+        try { events.push(this.codec.decode<UsageEvent>('common/usage', m.value)); } catch (err) {
+          this.log.error({ err, partition: m.partition, offset: m.offset }, 'undecodable usage event skipped');
+        }
+      }
+      const { inserted, duplicates } = await this.ledger.record(events);
+      ledgerWrites.inc({ outcome: 'inserted' }, inserted);
+      if (duplicates > 0) { ledgerWrites.inc({ outcome: 'duplicate' }, duplicates); this.log.info({ duplicates }, 'replayed usage events ignored'); }
+    });
+  }
+
+  async stop(): Promise<void> { await this.consumer?.stop(); }
+}

@@ -1,0 +1,86 @@
+/**
+ * The usage ledger: one row per usage event, keyed by its deterministic event id
+ * (`<request-id>:<item-index>`), so a replayed event is stored once (INSERT OR IGNORE).
+ * SQLite in embedded mode.
+ */
+import { SqliteDb } from '../lib/sqlite.ts';
+
+/** A usage event as on the usage topic (schemas/common/usage.avsc). */
+export interface UsageEvent {
+  eventId: string; requestId: string; itemIndex: number; keyId: string;
+  capability: string; model: string; unit: string;
+  /** count in `unit` */
+  quantity: number;
+  /** ms since the epoch (avsc decodes timestamp-millis as Date) */
+  timestampMs: number | Date;
+}
+
+/** One row of a usage report. */
+export interface UsageRow {
+  key_id: string; capability: string; model: string; unit: string;
+  /** sum of quantities in `unit` */
+  quantity: number;
+  /** billable units: equal to quantity, except characters, billed per started 1,000 characters of each request (spec) */
+  billable_units: number;
+  /** distinct requests */
+  requests: number;
+}
+
+/** Report filter; times in ms since the epoch, `to` exclusive. */
+export interface ReportQuery { keyId?: string; from?: number; to?: number; }
+
+/** See the module comment. */
+export class Ledger {
+  private constructor(private readonly db: SqliteDb) {}
+
+  /** Opens the ledger at `file` (created with its table when new). */
+  static async open(file: string): Promise<Ledger> {
+    const db = await SqliteDb.open(file);
+    await db.run(`CREATE TABLE IF NOT EXISTS usage_events (
+      event_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, item_index INTEGER NOT NULL, key_id TEXT NOT NULL,
+      capability TEXT NOT NULL, model TEXT NOT NULL, unit TEXT NOT NULL, quantity INTEGER NOT NULL, ts INTEGER NOT NULL)`);
+    await db.run('CREATE INDEX IF NOT EXISTS usage_events_key_ts ON usage_events (key_id, ts)');
+    return new Ledger(db);
+  }
+
+  /**
+   * Stores events in one transaction.
+   * @returns how many were new and how many were replays of stored ids
+   */
+  async record(events: UsageEvent[]): Promise<{ inserted: number; duplicates: number }> {
+    return this.db.transaction(async () => {
+      let inserted = 0;
+      for (const e of events) {
+        inserted += await this.db.run(
+          'INSERT OR IGNORE INTO usage_events (event_id, request_id, item_index, key_id, capability, model, unit, quantity, ts) VALUES (?,?,?,?,?,?,?,?,?)',
+          [e.eventId, e.requestId, e.itemIndex, e.keyId, e.capability, e.model, e.unit, e.quantity, Number(e.timestampMs instanceof Date ? e.timestampMs.getTime() : e.timestampMs)],
+        );
+      }
+      return { inserted, duplicates: events.length - inserted };
+    });
+  }
+
+  /** Usage per key, capability, model and unit. */
+  async report(q: ReportQuery = {}): Promise<UsageRow[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.keyId) { where.push('key_id = ?'); params.push(q.keyId); }
+    if (q.from !== undefined) { where.push('ts >= ?'); params.push(q.from); }
+    if (q.to !== undefined) { where.push('ts < ?'); params.push(q.to); }
+    const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    return this.db.all<UsageRow>(`
+      SELECT key_id, capability, model, unit, SUM(q) AS quantity,
+             SUM(CASE WHEN unit = 'characters' THEN (q + 999) / 1000 ELSE q END) AS billable_units,
+             COUNT(*) AS requests
+      FROM (SELECT key_id, capability, model, unit, request_id, SUM(quantity) AS q FROM usage_events ${w}
+            GROUP BY key_id, capability, model, unit, request_id)
+      GROUP BY key_id, capability, model, unit ORDER BY key_id, capability, model`, params);
+  }
+
+  /** Number of stored events. */
+  async count(): Promise<number> {
+    return (await this.db.all<{ n: number }>('SELECT COUNT(*) AS n FROM usage_events'))[0]!.n;
+  }
+
+  close(): Promise<void> { return this.db.close(); }
+}

@@ -1,0 +1,47 @@
+/**
+ * Topic names and message headers of the pipeline (docs/events.md).
+ */
+import type { Capability } from '../capabilities.ts';
+
+/** Topic names under a prefix. */
+export interface Topics {
+  /** `<prefix>.<capability>.requests`: one event per request item */
+  requests(c: Capability): string;
+  /** `<prefix>.replies.<instance>`: results for one gateway instance */
+  replies(instanceId: string): string;
+  /** `<prefix>.usage`: one event per billable item */
+  usage: string;
+  /** `<prefix>.workers`: worker heartbeats */
+  workers: string;
+  /** `<prefix>.control`: warm-up commands */
+  control: string;
+}
+
+/** Topic names for a prefix. */
+export function topicsFor(prefix: string): Topics {
+  return {
+    requests: (c) => `${prefix}.${c}.requests`,
+    replies: (id) => `${prefix}.replies.${id}`,
+    usage: `${prefix}.usage`,
+    workers: `${prefix}.workers`,
+    control: `${prefix}.control`,
+  };
+}
+
+/** Header names of request and result events. */
+export const H = {
+  /** unique per item: `<request-id>:<item-index>` */
+  correlationId: 'correlation-id',
+  /** topic the result goes to */
+  replyTopic: 'reply-topic',
+  /** partition of the reply topic */
+  replyPartition: 'reply-partition',
+  requestId: 'request-id',
+  itemIndex: 'item-index',
+  /** id of the API key the item is billed to */
+  keyId: 'key-id',
+  model: 'model',
+  /** ms since the epoch after which nobody waits for the result */
+  deadline: 'deadline',
+  capability: 'capability',
+} as const;

@@ -1,0 +1,97 @@
+/**
+ * The correlator (after Spring Kafka's ReplyingKafkaTemplate): a pending map from
+ * correlation id to the waiting HTTP request, fed by this gateway's own reply topic.
+ * A reply with no pending entry (late, or a duplicate after a redelivery) is dropped
+ * and counted. Each gateway instance has its own reply topic and its own consumer
+ * group on it, so no other member joins and no rebalance moves its replies.
+ */
+import type { Logger } from 'pino';
+import type { Capability } from '../capabilities.ts';
+import type { EventCodec, SchemaName } from '../events/codec.ts';
+import { H } from '../events/topics.ts';
+import { ServiceError } from '../lib/errors.ts';
+import { lateReplies, pendingReplies } from '../lib/metrics.ts';
+import type { Batch, Consumer, Transport } from '../transport/types.ts';
+import type { ItemResult } from '../workers/engines/types.ts';
+
+interface Pending { resolve(r: ItemResult): void; reject(e: Error): void; timer: NodeJS.Timeout; }
+
+/** See the module comment. */
+export class Correlator {
+  private readonly pending = new Map<string, Pending>();
+  private consumer?: Consumer;
+  /** replies dropped because nobody waited for them */
+  late = 0;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly codec: EventCodec,
+    /** this instance's reply topic (one partition) */
+    readonly replyTopic: string,
+    private readonly groupId: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts the reply consumer; resolves once it owns the reply partition. */
+  async start(): Promise<void> {
+    await this.transport.ensureTopics([{ name: this.replyTopic, partitions: 1, retentionMs: 600_000 }]);
+    this.consumer = this.transport.consumer({ groupId: this.groupId, topics: [this.replyTopic], fromBeginning: false });
+    await this.consumer.run((b) => this.onReplies(b));
+    await this.consumer.ready();
+  }
+
+  /**
+   * Registers a correlation id before its request is produced.
+   * @param deadline ms since the epoch
+   * @returns the item's result; rejects with DEADLINE_EXCEEDED (504) at the deadline
+   */
+  expect(correlationId: string, deadline: number): Promise<ItemResult> {
+    return new Promise<ItemResult>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(correlationId);
+        pendingReplies.dec();
+        reject(new ServiceError('DEADLINE_EXCEEDED', `no result before the request's deadline (${new Date(deadline).toISOString()})`));
+      }, Math.max(0, deadline - Date.now()));
+      this.pending.set(correlationId, { resolve, reject, timer });
+      pendingReplies.inc();
+    });
+  }
+
+  /** Forgets a correlation id whose request could not be produced. */
+  cancel(correlationId: string, err: Error): void {
+    const p = this.pending.get(correlationId);
+    if (!p) return;
+    clearTimeout(p.timer);
+    this.pending.delete(correlationId);
+    pendingReplies.dec();
+    p.reject(err);
+  }
+
+  /** Items waiting for a reply. */
+  get size(): number { return this.pending.size; }
+
+  private async onReplies(batch: Batch): Promise<void> {
+    for (const msg of batch.messages) {
+      const id = msg.headers[H.correlationId];
+      const p = id ? this.pending.get(id) : undefined;
+      if (!p || !id) { this.late++; lateReplies.inc(); continue; }
+      const capability = msg.headers[H.capability] as Capability;
+      let result: ItemResult;
+      try {
+        result = this.codec.decode(`${capability}/result` as SchemaName, msg.value);
+      } catch (err) {
+        this.log.error({ err, correlationId: id }, 'undecodable reply');
+        result = { output: null, failure: { status: 500, error: 'the worker sent a result that does not decode' } };
+      }
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      pendingReplies.dec();
+      p.resolve(result);
+    }
+  }
+
+  /** Stops the reply consumer; waiting requests fail at their deadlines. */
+  async stop(): Promise<void> {
+    await this.consumer?.stop();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Writes one request event per item to the capability's request topic, with the
+ * routing headers, and waits for the items' results through the correlator.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Capability } from '../capabilities.ts';
+import type { EventCodec, SchemaName } from '../events/codec.ts';
+import { H, type Topics } from '../events/topics.ts';
+import { ServiceError, codeForStatus, modelNotInstalled } from '../lib/errors.ts';
+import type { Producer } from '../transport/types.ts';
+import type { ItemResult } from '../workers/engines/types.ts';
+import type { Correlator } from './correlator.ts';
+import type { WorkerRegistry } from './worker-registry.ts';
+
+/** Who asked and until when. */
+export interface DispatchContext {
+  requestId: string;
+  keyId: string;
+  /** ms since the epoch */
+  deadline: number;
+  log: FastifyBaseLogger;
+}
+
+/** See the module comment. */
+export class Dispatcher {
+  constructor(
+    private readonly producer: Producer,
+    private readonly codec: EventCodec,
+    private readonly correlator: Correlator,
+    private readonly registry: WorkerRegistry,
+    private readonly topics: Topics,
+  ) {}
+
+  /**
+   * Checks that a live worker serves the model.
+   * @throws ServiceError NO_WORKER or MODEL_NOT_INSTALLED (503)
+   */
+  assertServed(capability: Capability, model: string): void {
+    if (!this.registry.hasWorker(capability)) throw new ServiceError('NO_WORKER', `no worker serves ${capability}; model ${model} is unavailable`);
+    if (!this.registry.canServe(capability, model)) throw modelNotInstalled(model);
+  }
+
+  /**
+   * Sends the items and waits for their results.
+   * @param inputs request records (schema `<capability>/request`), one per item
+   * @returns one result per item, in order; an item with no result by the deadline
+   *   gets a 504 failure
+   * @throws ServiceError 503 when no worker serves the model; Error when the log refuses the write
+   */
+  async dispatch<O>(capability: Capability, model: string, inputs: Array<Record<string, unknown>>, ctx: DispatchContext): Promise<Array<ItemResult<O>>> {
+    this.assertServed(capability, model);
+    const schema = `${capability}/request` as SchemaName;
+    const waits: Array<Promise<ItemResult>> = [];
+    const messages = inputs.map((input, i) => {
+      const correlationId = `${ctx.requestId}:${i}`;
+      const value = this.codec.encode(schema, input);
+      waits.push(this.correlator.expect(correlationId, ctx.deadline));
+      return {
+        key: correlationId,
+        value,
+        headers: {
+          [H.correlationId]: correlationId, [H.replyTopic]: this.correlator.replyTopic, [H.replyPartition]: '0',
+          [H.requestId]: ctx.requestId, [H.itemIndex]: String(i), [H.keyId]: ctx.keyId, [H.model]: model,
+          [H.deadline]: String(ctx.deadline), [H.capability]: capability,
+        },
+      };
+    });
+    try {
+      await this.producer.send(this.topics.requests(capability), messages);
+    } catch (err) {
+      messages.forEach((m) => this.correlator.cancel(m.key, err as Error));
+      throw err;
+    }
+    ctx.log.debug({ capability, model, items: inputs.length }, 'request events written');
+    const settled = await Promise.allSettled(waits);
+    return settled.map((s) => (s.status === 'fulfilled'
+      ? (s.value as ItemResult<O>)
+      : { output: null, failure: { status: (s.reason as ServiceError).status ?? 500, error: (s.reason as Error).message } }));
+  }
+}
+
+/**
+ * The output of a single item, or its failure as an error.
+ * @throws ServiceError with the failure's status
+ */
+export function outputOf<O>(r: ItemResult<O>): O {
+  if (r.failure) throw new ServiceError(codeForStatus(r.failure.status), r.failure.error);
+  return r.output as O;
+}
+
+/**
+ * Outputs of a batch whose route has no per-item failure entries: the first failure
+ * fails the request.
+ * @throws ServiceError with the first failure's status
+ */
+export function outputsOf<O>(rs: Array<ItemResult<O>>): O[] {
+  return rs.map((r, i) => {
+    if (r.failure) throw new ServiceError(codeForStatus(r.failure.status), `item ${i}: ${r.failure.error}`);
+    return r.output as O;
+  });
+}

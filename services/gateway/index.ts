@@ -1,0 +1,54 @@
+/**
+ * Starts a gateway instance: its reply topic and correlator, the worker registry,
+ * the dispatcher and the HTTP app.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Ledger } from '../billing/ledger.ts';
+import type { Config } from '../config.ts';
+import type { EventCodec } from '../events/codec.ts';
+import { topicsFor } from '../events/topics.ts';
+import type { KeyStore } from '../keys/store.ts';
+import type { Transport } from '../transport/types.ts';
+import { build } from './app.ts';
+import { Correlator } from './correlator.ts';
+import { Dispatcher } from './dispatcher.ts';
+import { WorkerRegistry } from './worker-registry.ts';
+import { VERSION } from '../lib/version.ts';
+
+/** A running gateway (not listening yet: call `app.listen`). */
+export interface Gateway {
+  instanceId: string;
+  app: FastifyInstance;
+  correlator: Correlator;
+  registry: WorkerRegistry;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startGateway}. */
+export interface GatewayOptions {
+  config: Config; transport: Transport; transportName: string; codec: EventCodec; keys: KeyStore; ledger?: Ledger; logger: Logger;
+  instanceId?: string;
+}
+
+/** Starts a gateway; resolves once its reply consumer owns the reply partition. */
+export async function startGateway(o: GatewayOptions): Promise<Gateway> {
+  const instanceId = o.instanceId ?? randomUUID();
+  const topics = topicsFor(o.config.TOPIC_PREFIX);
+  const log = o.logger.child({ service: 'gateway', instance: instanceId });
+  const correlator = new Correlator(o.transport, o.codec, topics.replies(instanceId), `${o.config.TOPIC_PREFIX}.gateway.${instanceId}`, log);
+  await correlator.start();
+  const registry = new WorkerRegistry(o.transport, o.codec, topics.workers, `${o.config.TOPIC_PREFIX}.registry.${instanceId}`, 3 * o.config.WORKER_HEARTBEAT_MS);
+  await registry.start();
+  const producer = o.transport.producer();
+  const dispatcher = new Dispatcher(producer, o.codec, correlator, registry, topics);
+  const app = await build({
+    config: o.config, codec: o.codec, topics, producer, dispatcher, registry, ledger: o.ledger, version: VERSION,
+    transport: o.transportName, keys: o.keys, logger: o.logger,
+  });
+  return {
+    instanceId, app, correlator, registry,
+    async close() { await app.close(); await correlator.stop(); await registry.stop(); },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * POST /v1/warmup (key needed) and GET /v1/usage (key needed).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { modelsOf, type Capability } from '../../capabilities.ts';
+import { ServiceError, invalid } from '../../lib/errors.ts';
+import type { RouteDeps } from '../deps.ts';
+import { AUTHED, ERRORS, SECURITY } from './common.ts';
+
+/** Service names accepted by POST /v1/warmup and their capabilities. */
+export const WARMUP_SERVICES: Readonly<Record<string, Capability>> = {
+  extract: 'extract', decide: 'decide', diacritize: 'diacritize', questions: 'questions', 'language-id': 'language-id',
+};
+/** Services warmed when the body names none (spec: question generation and language identification only). */
+export const DEFAULT_WARMUP: readonly string[] = ['questions', 'language-id'];
+
+/** Route plugin. */
+export const accountRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  app.post('/v1/warmup', {
+    ...AUTHED,
+    schema: {
+      tags: ['account'], summary: 'Load models in the background', security: SECURITY,
+      body: { type: ['object', 'null'], properties: { services: { type: 'array', minItems: 1, items: { type: 'string', enum: Object.keys(WARMUP_SERVICES) } } } },
+      response: { 202: { type: 'object', properties: { status: { type: 'string' }, services: { type: 'array', items: { type: 'string' } } } }, ...ERRORS },
+    },
+  }, async (req, reply) => {
+    const services = (req.body as { services?: string[] } | null)?.services ?? DEFAULT_WARMUP;
+    const now = Date.now();
+    await deps.producer.send(deps.topics.control, services.map((s) => ({
+      key: s,
+      value: deps.codec.encode('control/warmup', { capability: WARMUP_SERVICES[s], models: modelsOf(WARMUP_SERVICES[s]!), requestedAtMs: now }),
+    })));
+    return reply.code(202).send({ status: 'accepted', services: [...new Set(services)] });
+  });
+
+  app.get('/v1/usage', {
+    ...AUTHED,
+    schema: {
+      tags: ['account'], summary: "Usage of the caller's key per capability, model and billing unit", security: SECURITY,
+      querystring: { type: 'object', properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } } },
+      response: ERRORS,
+    },
+  }, async (req) => {
+    if (!deps.ledger) throw new ServiceError('NO_WORKER', 'usage reports are not served by this gateway');
+    const q = req.query as { from?: string; to?: string };
+    const from = q.from ? Date.parse(q.from) : 0;
+    const to = q.to ? Date.parse(q.to) : Date.now() + 1;
+    if (from > to) throw invalid('from must not be after to');
+    const rows = await deps.ledger.report({ keyId: req.apiKey!.id, from, to });
+    return {
+      key_id: req.apiKey!.id,
+      from: new Date(from).toISOString(),
+      to: new Date(to).toISOString(),
+      usage: rows.map((r) => ({ capability: r.capability.replace('_', '-'), model: r.model, unit: r.unit, quantity: r.quantity, billable_units: r.billable_units, requests: r.requests })),
+    };
+  });
+};

@@ -1,0 +1,79 @@
+/**
+ * POST /v1/diacritize and /v1/diacritize/batch (spec: "Diacritic restoration
+ * request"). Billing: characters, billable_units = ceil(characters / 1000) per request.
+ * Fields that apply to one model family only (hints, aligned: diacnet; min_confidence:
+ * diactag) are accepted and ignored by the other models (docs/api-choices.md).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
+import { invalid } from '../../lib/errors.ts';
+import { DIACRITIZE_LANGUAGES } from '../../lid/languages.ts';
+import { contextOf, type RouteDeps } from '../deps.ts';
+import { outputOf, outputsOf } from '../dispatcher.ts';
+import { AUTHED, ERRORS, SECURITY } from './common.ts';
+
+const LANGUAGE = { type: 'string', enum: Object.keys(DIACRITIZE_LANGUAGES) } as const;
+const HINTS = { type: 'object', additionalProperties: { type: 'string' }, description: 'word → meaning' } as const;
+const OPTIONS = {
+  model: { type: 'string', enum: modelsOf('diacritize'), default: DEFAULT_MODEL.diacritize },
+  case_endings: { type: 'boolean', default: true },
+  aligned: { type: 'boolean', default: true },
+  min_confidence: { type: 'number', minimum: 0, maximum: 1, default: 0 },
+} as const;
+const TEXT = { type: 'string', minLength: 1, maxLength: 20000 } as const;
+
+/** Body schema of POST /v1/diacritize. */
+export const DIACRITIZE_BODY = {
+  type: 'object', required: ['text'],
+  properties: { text: TEXT, language: { ...LANGUAGE, default: 'auto' }, hints: HINTS, ...OPTIONS },
+} as const;
+const BATCH_BODY = {
+  type: 'object', required: ['texts'],
+  properties: {
+    texts: { type: 'array', minItems: 1, maxItems: 64, items: TEXT },
+    language: { anyOf: [LANGUAGE, { type: 'array', items: LANGUAGE }], default: 'auto' },
+    hints: { type: 'array', items: { anyOf: [HINTS, { type: 'null' }] } },
+    ...OPTIONS,
+  },
+} as const;
+
+interface Options { model: string; case_endings: boolean; aligned: boolean; min_confidence: number; }
+interface DiacritizeOutput { text: string; language: string; characters: number; }
+
+/** Rule: a per-text list has one entry per text. */
+export function checkPerText(list: unknown[] | undefined, texts: number, field: string): void {
+  if (list !== undefined && list.length !== texts) throw invalid(`${field} must have one entry per text (${texts}), not ${list.length}`);
+}
+
+const characters = (s: string) => [...s].length;
+
+/** Route plugin. */
+export const diacritizeRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  const event = (text: string, language: string, hints: Record<string, string> | null | undefined, o: Options) => ({
+    text, model: o.model, language: DIACRITIZE_LANGUAGES[language]!, caseEndings: o.case_endings, hints: hints ?? null, aligned: o.aligned, minConfidence: o.min_confidence,
+  });
+
+  app.post('/v1/diacritize', {
+    ...AUTHED, schema: { tags: ['diacritize'], summary: 'Restore diacritics', security: SECURITY, body: DIACRITIZE_BODY, response: ERRORS },
+  }, async (req) => {
+    const b = req.body as Options & { text: string; language: string; hints?: Record<string, string> };
+    const [r] = await deps.dispatcher.dispatch<DiacritizeOutput>('diacritize', b.model, [event(b.text, b.language, b.hints, b)], contextOf(req, deps.config));
+    const out = outputOf(r!);
+    const chars = characters(b.text);
+    return { text: out.text, model: b.model, language: out.language, usage: { characters: chars, billable_units: Math.ceil(chars / 1000) } };
+  });
+
+  app.post('/v1/diacritize/batch', {
+    ...AUTHED, schema: { tags: ['diacritize'], summary: 'Restore diacritics of up to 64 texts', security: SECURITY, body: BATCH_BODY, response: ERRORS },
+  }, async (req) => {
+    const b = req.body as Options & { texts: string[]; language: string | string[]; hints?: Array<Record<string, string> | null> };
+    const languages = Array.isArray(b.language) ? b.language : undefined;
+    checkPerText(languages, b.texts.length, 'language');
+    checkPerText(b.hints, b.texts.length, 'hints');
+    const rs = await deps.dispatcher.dispatch<DiacritizeOutput>('diacritize', b.model,
+      b.texts.map((t, i) => event(t, languages ? languages[i]! : (b.language as string), b.hints?.[i], b)), contextOf(req, deps.config));
+    const outs = outputsOf(rs);
+    const chars = b.texts.reduce((n, t) => n + characters(t), 0);
+    return { texts: outs.map((o) => o.text), languages: outs.map((o) => o.language), model: b.model, usage: { characters: chars, billable_units: Math.ceil(chars / 1000) } };
+  });
+};

@@ -1,0 +1,44 @@
+/**
+ * GET /v1/models, GET /v1/languages, GET /v1/lid/models and GET /health: no key needed.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { BILLING_UNIT, DEFAULT_MODEL, MODEL_CATALOG, modelsOf } from '../../capabilities.ts';
+import { QG_LANGUAGES } from '../../lid/languages.ts';
+import type { RouteDeps } from '../deps.ts';
+
+/** Route plugin. */
+export const infoRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  app.get('/v1/models', { schema: { tags: ['info'], summary: 'Every model with endpoint, status, billing unit and languages' } }, async () => ({
+    models: MODEL_CATALOG.map((m) => ({
+      name: m.name,
+      capability: m.capability,
+      endpoint: m.endpoint,
+      status: deps.registry.canServe(m.capability, m.name) ? 'available' : 'coming soon',
+      billing_unit: BILLING_UNIT[m.capability],
+      languages: m.languages,
+      default: DEFAULT_MODEL[m.capability] === m.name,
+      description: m.description,
+    })),
+  }));
+
+  app.get('/v1/languages', { schema: { tags: ['info'], summary: 'The 25 question-generation languages' } }, async () => ({
+    languages: QG_LANGUAGES.map((l) => ({ code: l.code, code2: l.code2, name: l.name })),
+  }));
+
+  app.get('/v1/lid/models', { schema: { tags: ['info'], summary: 'Language identification models' } }, async () => ({
+    models: modelsOf('language-id').map((name) => ({
+      name,
+      status: deps.registry.canServe('language-id', name) ? 'available' : 'coming soon',
+      languages: deps.registry.languages('language-id', name),
+      default: DEFAULT_MODEL['language-id'] === name,
+    })),
+    legacy: [{ name: 'lid-neural-25', serves_with: 'lid-neural-608', languages: 25 }, { name: 'lid-lite-25', serves_with: 'lid-lite-608', languages: 25 }],
+  }));
+
+  app.get('/health', { schema: { tags: ['info'], summary: 'Liveness and version' } }, async () => ({
+    status: 'ok',
+    version: deps.version,
+    transport: deps.transport,
+    uptime_s: Math.round(process.uptime()),
+  }));
+};

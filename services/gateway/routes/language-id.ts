@@ -1,0 +1,69 @@
+/**
+ * POST /v1/language-id and /v1/language-id/batch (spec: "Language identification
+ * request"). Billing: one text per text.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
+import type { LidAnswer } from '../../lid/decode.ts';
+import { contextOf, type RouteDeps } from '../deps.ts';
+import { outputOf, outputsOf } from '../dispatcher.ts';
+import { AUTHED, ERRORS, SECURITY } from './common.ts';
+
+const OPTIONS = {
+  model: { type: 'string', enum: modelsOf('language-id'), default: DEFAULT_MODEL['language-id'] },
+  mode: { type: 'string', enum: ['traffic', 'coverage'], default: 'traffic', description: 'traffic: leans towards widely used languages on short text; coverage: all languages alike' },
+  top_k: { type: 'integer', minimum: 1, maximum: 25, default: 3 },
+} as const;
+const TEXT = { type: 'string', minLength: 1, maxLength: 8000 } as const;
+
+/** Body schema of POST /v1/language-id. */
+export const LID_BODY = { type: 'object', required: ['text'], properties: { text: TEXT, ...OPTIONS } } as const;
+const BATCH_BODY = { type: 'object', required: ['texts'], properties: { texts: { type: 'array', minItems: 1, maxItems: 256, items: TEXT }, ...OPTIONS } } as const;
+
+const ANSWER = {
+  type: 'object',
+  properties: {
+    language: { type: 'string' }, script: { type: 'string' }, label: { type: 'string' }, language_name: { type: 'string' },
+    confidence: { type: 'number' },
+    top: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' }, language: { type: 'string' }, score: { type: 'number' } } } },
+    warnings: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+const USAGE = { type: 'object', properties: { texts: { type: 'integer' } } } as const;
+
+/** The spec's answer fields (snake case) of a decoded answer. */
+export function answerBody(a: LidAnswer): Record<string, unknown> {
+  return { language: a.language, script: a.script, label: a.label, language_name: a.languageName, confidence: a.confidence, top: a.top, warnings: a.warnings };
+}
+
+interface Options { model: string; mode: 'traffic' | 'coverage'; top_k: number; }
+
+/** Route plugin. */
+export const languageIdRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  app.post('/v1/language-id', {
+    ...AUTHED,
+    schema: {
+      tags: ['language-id'], summary: 'Language of a text', security: SECURITY, body: LID_BODY,
+      response: { 200: { type: 'object', properties: { ...ANSWER.properties, model: { type: 'string' }, mode: { type: 'string' }, usage: USAGE } }, ...ERRORS },
+    },
+  }, async (req) => {
+    const b = req.body as Options & { text: string };
+    const [r] = await deps.dispatcher.dispatch<LidAnswer>('language-id', b.model, [
+      { text: b.text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null },
+    ], contextOf(req, deps.config));
+    return { ...answerBody(outputOf(r!)), model: b.model, mode: b.mode, usage: { texts: 1 } };
+  });
+
+  app.post('/v1/language-id/batch', {
+    ...AUTHED,
+    schema: {
+      tags: ['language-id'], summary: 'Languages of up to 256 texts', security: SECURITY, body: BATCH_BODY,
+      response: { 200: { type: 'object', properties: { results: { type: 'array', items: ANSWER }, model: { type: 'string' }, mode: { type: 'string' }, usage: USAGE } }, ...ERRORS },
+    },
+  }, async (req) => {
+    const b = req.body as Options & { texts: string[] };
+    const rs = await deps.dispatcher.dispatch<LidAnswer>('language-id', b.model,
+      b.texts.map((text) => ({ text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null })), contextOf(req, deps.config));
+    return { results: outputsOf(rs).map(answerBody), model: b.model, mode: b.mode, usage: { texts: b.texts.length } };
+  });
+};

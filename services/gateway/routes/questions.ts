@@ -1,0 +1,66 @@
+/**
+ * POST /v1/questions/generate and /batch (spec: "Question generation request"), and
+ * the shared code of the legacy POST /v1/generate-questions. Billing: one generation
+ * per passage. In a batch, `n` and `language` apply to every passage (the spec leaves
+ * this open; docs/api-choices.md).
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { DEFAULT_MODEL, QG_VENDOR, modelsOf } from '../../capabilities.ts';
+import { invalid } from '../../lib/errors.ts';
+import { QG_LANGUAGES, findQgLanguage } from '../../lid/languages.ts';
+import { contextOf, type RouteDeps } from '../deps.ts';
+import { outputOf, outputsOf } from '../dispatcher.ts';
+import { AUTHED, ERRORS, SECURITY } from './common.ts';
+
+const PASSAGE = { type: 'string', minLength: 1, maxLength: 8000 } as const;
+const OPTIONS = {
+  n: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
+  language: { type: 'string', default: 'English', description: "the passage's language: 3- or 2-letter code or name of one of the 25 languages of GET /v1/languages" },
+  model: { type: 'string', enum: modelsOf('questions'), default: DEFAULT_MODEL.questions },
+} as const;
+
+/** Body schema of POST /v1/questions/generate (and the legacy /v1/generate-questions). */
+export const QUESTIONS_BODY = { type: 'object', required: ['passage'], properties: { passage: PASSAGE, ...OPTIONS } } as const;
+/** Body schema of the batch routes. */
+export const QUESTIONS_BATCH_BODY = { type: 'object', required: ['passages'], properties: { passages: { type: 'array', minItems: 1, maxItems: 64, items: PASSAGE }, ...OPTIONS } } as const;
+
+interface QuestionsOutput { questions: string[]; language: string; warnings: string[]; }
+type Options = { n: number; language: string; model: string };
+
+/**
+ * Rule: `language` is one of the 25 languages.
+ * @returns its ISO 639-3 code
+ */
+export function resolveLanguage(value: string): string {
+  const l = findQgLanguage(value);
+  if (!l) throw invalid(`language "${value}" is not one of the 25 question-generation languages (${QG_LANGUAGES.map((x) => x.code).join(', ')})`);
+  return l.code;
+}
+
+/** Runs question generation for passages; shared with the legacy routes. */
+export async function generate(deps: RouteDeps, req: FastifyRequest, passages: string[], o: Options): Promise<{ outs: QuestionsOutput[]; language: string; model: string }> {
+  const language = resolveLanguage(o.language);
+  const rs = await deps.dispatcher.dispatch<QuestionsOutput>('questions', o.model,
+    passages.map((passage) => ({ passage, model: o.model, n: o.n, language })), contextOf(req, deps.config));
+  const outs = rs.length === 1 ? [outputOf(rs[0]!)] : outputsOf(rs);
+  return { outs, language, model: `${QG_VENDOR}/${o.model}` };
+}
+
+/** Route plugin. */
+export const questionsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  app.post('/v1/questions/generate', {
+    ...AUTHED, schema: { tags: ['questions'], summary: 'Search-style questions from a passage', security: SECURITY, body: QUESTIONS_BODY, response: ERRORS },
+  }, async (req) => {
+    const b = req.body as Options & { passage: string };
+    const { outs, language, model } = await generate(deps, req, [b.passage], b);
+    return { questions: outs[0]!.questions, language, model, warnings: outs[0]!.warnings, usage: { generations: 1 } };
+  });
+
+  app.post('/v1/questions/generate/batch', {
+    ...AUTHED, schema: { tags: ['questions'], summary: 'Questions for up to 64 passages in one language', security: SECURITY, body: QUESTIONS_BATCH_BODY, response: ERRORS },
+  }, async (req) => {
+    const b = req.body as Options & { passages: string[] };
+    const { outs, language, model } = await generate(deps, req, b.passages, b);
+    return { results: outs.map((o) => o.questions), language, model, warnings: [...new Set(outs.flatMap((o) => o.warnings))], usage: { generations: outs.length } };
+  });
+};

@@ -1,0 +1,60 @@
+/**
+ * What the gateway knows about live workers, from their heartbeats on
+ * `<prefix>.workers`: a model can be served when a worker that heard from within
+ * 3 heartbeat intervals has it installed.
+ */
+import type { Capability } from '../capabilities.ts';
+import type { EventCodec } from '../events/codec.ts';
+import type { Batch, Consumer, Transport } from '../transport/types.ts';
+
+interface Status { instanceId: string; capability: string; models: Array<{ name: string; installed: boolean; loaded: boolean; queueDepth: number; languages: number }>; timestampMs: number; stopping: boolean; }
+
+/** See the module comment. */
+export class WorkerRegistry {
+  private readonly workers = new Map<string, Status & { seen: number }>();
+  private consumer?: Consumer;
+
+  constructor(private readonly transport: Transport, private readonly codec: EventCodec, private readonly topic: string,
+    private readonly groupId: string, private readonly ttlMs: number) {}
+
+  /** Starts following heartbeats (from the start of the retained log, so live workers are known at once). */
+  async start(): Promise<void> {
+    await this.transport.ensureTopics([{ name: this.topic, partitions: 1, retentionMs: 60_000 }]);
+    this.consumer = this.transport.consumer({ groupId: this.groupId, topics: [this.topic], fromBeginning: true });
+    await this.consumer.run(async (b: Batch) => {
+      for (const m of b.messages) {
+        const s = this.codec.decode<Status>('control/worker-status', m.value);
+        if (s.stopping) this.workers.delete(s.instanceId);
+        else this.workers.set(s.instanceId, { ...s, seen: Math.min(Date.now(), Number(s.timestampMs)) });
+      }
+    });
+  }
+
+  private live(capability: Capability): Array<Status & { seen: number }> {
+    const now = Date.now();
+    return [...this.workers.values()].filter((w) => w.capability === capability && now - w.seen < this.ttlMs);
+  }
+
+  /** Whether any live worker serves the capability. */
+  hasWorker(capability: Capability): boolean {
+    return this.live(capability).length > 0;
+  }
+
+  /** Whether a live worker has the model installed. */
+  canServe(capability: Capability, model: string): boolean {
+    return this.live(capability).some((w) => w.models.some((m) => m.name === model && m.installed));
+  }
+
+  /** Whether a live worker has the model loaded. */
+  isLoaded(capability: Capability, model: string): boolean {
+    return this.live(capability).some((w) => w.models.some((m) => m.name === model && m.loaded));
+  }
+
+  /** Languages of a model as reported by a live worker (0 when unknown). */
+  languages(capability: Capability, model: string): number {
+    for (const w of this.live(capability)) for (const m of w.models) if (m.name === model && m.languages > 0) return m.languages;
+    return 0;
+  }
+
+  async stop(): Promise<void> { await this.consumer?.stop(); }
+}

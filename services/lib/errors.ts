@@ -1,0 +1,53 @@
+/**
+ * Errors of the service: each has a stable code from a closed list, an HTTP status
+ * and an optional cause. The JSON body of every error response is
+ * `{"error": "<message>", "status": <code>}` (the shape of a batch failure entry).
+ */
+
+/** Closed list of error codes and their HTTP statuses. */
+export const ERROR_STATUS = {
+  INVALID_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  CONTEXT_TOO_LONG: 413,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  INFERENCE_FAILED: 500,
+  MODEL_NOT_INSTALLED: 503,
+  NO_WORKER: 503,
+  QUEUE_FULL: 503,
+  DEADLINE_EXCEEDED: 504,
+} as const;
+
+/** One of the codes of {@link ERROR_STATUS}. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An error with a code, an HTTP status and an optional cause. */
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+  }
+  /** The JSON body of an error response. */
+  toJSON(): { error: string; status: number } {
+    return { error: this.message, status: this.status };
+  }
+}
+
+/** 400: the request breaks a rule; `message` names the field and the rule. */
+export const invalid = (message: string): ServiceError => new ServiceError('INVALID_REQUEST', message);
+
+/** 503: the model is not in the model repository of any live worker. */
+export const modelNotInstalled = (model: string): ServiceError =>
+  new ServiceError('MODEL_NOT_INSTALLED', `model ${model} is not installed`);
+
+/** Maps a status to the code used when only the status is known (e.g. from a worker). */
+export function codeForStatus(status: number): ErrorCode {
+  const found = (Object.entries(ERROR_STATUS) as Array<[ErrorCode, number]>).find(([, s]) => s === status);
+  return found ? found[0] : 'INTERNAL';
+}

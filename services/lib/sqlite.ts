@@ -1,0 +1,55 @@
+/**
+ * A small promise wrapper over the `sqlite3` package (N-API; SQLite 3), with one
+ * transaction at a time per connection.
+ */
+import sqlite3 from 'sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** One SQLite connection. */
+export class SqliteDb {
+  private chain: Promise<unknown> = Promise.resolve();
+  private constructor(private readonly db: sqlite3.Database) {}
+
+  /**
+   * Opens (and creates) a database file; `:memory:` for a private in-memory database.
+   * WAL journal so readers (GET /v1/usage, the CLI) do not block the billing writer.
+   * @throws Error when the file cannot be opened
+   */
+  static async open(file: string): Promise<SqliteDb> {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const db = await new Promise<sqlite3.Database>((resolve, reject) => {
+      const d = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(d)));
+    });
+    const s = new SqliteDb(db);
+    if (file !== ':memory:') await s.run('PRAGMA journal_mode = WAL');
+    await s.run('PRAGMA busy_timeout = 5000');
+    return s;
+  }
+
+  /** Runs a statement. @returns rows changed */
+  run(sql: string, params: unknown[] = []): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.db.run(sql, params, function (this: sqlite3.RunResult, err) { if (err) reject(err); else resolve(this.changes); });
+    });
+  }
+
+  /** Runs a query. */
+  all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return new Promise((resolve, reject) => this.db.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+  }
+
+  /** Runs `fn` in a transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK on error); transactions are serialised. */
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(async () => {
+      await this.run('BEGIN IMMEDIATE');
+      try { const r = await fn(); await this.run('COMMIT'); return r; } catch (err) { await this.run('ROLLBACK').catch(() => undefined); throw err; }
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => this.db.close((err) => (err ? reject(err) : resolve())));
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * The embedded transport: an in-memory partitioned log with consumer groups, for one
+ * process. Same semantics as Kafka where the pipeline relies on them: per-partition
+ * order, a partition owned by one member of a group at a time, offsets committed only
+ * after the handler resolves, redelivery from the committed offset when a member
+ * leaves or its handler fails, time- and size-based retention.
+ */
+import { EventEmitter } from 'node:events';
+import {
+  type Batch, type BatchHandler, type ConsumedMessage, type Consumer, type ConsumerOptions,
+  type OutgoingMessage, type Producer, type TopicSpec, type Transport, partitionForKey,
+} from './types.ts';
+
+/** Options of the in-memory log. */
+export interface MemoryTransportOptions {
+  /** partitions of a topic created on first produce (default 4) */
+  defaultPartitions?: number;
+  /** default retention, ms (default 1 hour) */
+  retentionMs?: number;
+  /** most messages kept per partition (default 200,000) */
+  maxMessagesPerPartition?: number;
+}
+
+interface Partition { base: number; messages: ConsumedMessage[]; }
+interface Topic { name: string; partitions: Partition[]; retentionMs: number; }
+
+class Group {
+  readonly members: MemoryConsumer[] = [];
+  readonly committed = new Map<string, number>();
+  generation = 0;
+  constructor(readonly id: string) {}
+}
+
+/** In-memory transport; see the module comment. */
+export class MemoryTransport implements Transport {
+  private readonly topics = new Map<string, Topic>();
+  private readonly groups = new Map<string, Group>();
+  /** emits `append:<topic>` and `rebalance:<group>` */
+  readonly events = new EventEmitter();
+  private roundRobin = 0;
+  readonly options: Required<MemoryTransportOptions>;
+
+  constructor(options: MemoryTransportOptions = {}) {
+    this.options = { defaultPartitions: 4, retentionMs: 3_600_000, maxMessagesPerPartition: 200_000, ...options };
+    this.events.setMaxListeners(0);
+  }
+
+  async ensureTopics(specs: TopicSpec[]): Promise<void> {
+    for (const s of specs) this.topic(s.name, s.partitions, s.retentionMs);
+  }
+
+  async partitionCount(topic: string): Promise<number> {
+    return this.topics.get(topic)?.partitions.length ?? 0;
+  }
+
+  /** @internal the topic, created when missing */
+  topic(name: string, partitions = this.options.defaultPartitions, retentionMs = this.options.retentionMs): Topic {
+    let t = this.topics.get(name);
+    if (!t) {
+      t = { name, retentionMs, partitions: Array.from({ length: partitions }, () => ({ base: 0, messages: [] })) };
+      this.topics.set(name, t);
+      for (const g of this.groups.values()) if (g.members.some((m) => m.options.topics.includes(name))) this.rebalance(g);
+    }
+    return t;
+  }
+
+  /** @internal appends to the log */
+  append(topicName: string, messages: OutgoingMessage[]): void {
+    const t = this.topic(topicName);
+    const now = Date.now();
+    for (const m of messages) {
+      const p = m.partition ?? (m.key != null ? partitionForKey(m.key, t.partitions.length) : this.roundRobin++ % t.partitions.length);
+      const part = t.partitions[p];
+      if (!part) throw new RangeError(`partition ${p} of topic ${topicName} does not exist`);
+      part.messages.push({
+        topic: topicName, partition: p, offset: part.base + part.messages.length, key: m.key ?? null,
+        value: m.value, headers: { ...(m.headers ?? {}) }, timestamp: now,
+      });
+      this.trim(t, part, now);
+    }
+    this.events.emit(`append:${topicName}`);
+  }
+
+  private trim(t: Topic, part: Partition, now: number): void {
+    let drop = Math.max(0, part.messages.length - this.options.maxMessagesPerPartition);
+    while (drop < part.messages.length && now - part.messages[drop]!.timestamp > t.retentionMs) drop++;
+    if (drop > 0) { part.messages.splice(0, drop); part.base += drop; }
+  }
+
+  /** @internal messages of a partition from `offset`, at most `max` */
+  read(topic: string, partition: number, offset: number, max: number): ConsumedMessage[] {
+    const part = this.topics.get(topic)?.partitions[partition];
+    if (!part) return [];
+    const from = Math.max(0, offset - part.base);
+    return part.messages.slice(from, from + max);
+  }
+
+  /** @internal log end offset of a partition */
+  endOffset(topic: string, partition: number): number {
+    const part = this.topic(topic).partitions[partition]!;
+    return part.base + part.messages.length;
+  }
+
+  /** @internal log start offset */
+  startOffset(topic: string, partition: number): number {
+    return this.topic(topic).partitions[partition]!.base;
+  }
+
+  async close(): Promise<void> {
+    this.events.removeAllListeners();
+  }
+
+  producer(): Producer {
+    return {
+      send: async (topic, messages) => { this.append(topic, messages); },
+      sendBatch: async (items) => { for (const { topic, messages } of items) this.append(topic, messages); },
+    };
+  }
+
+  consumer(options: ConsumerOptions): Consumer {
+    return new MemoryConsumer(this, options);
+  }
+
+  /** @internal */
+  join(c: MemoryConsumer): Group {
+    let g = this.groups.get(c.options.groupId);
+    if (!g) { g = new Group(c.options.groupId); this.groups.set(g.id, g); }
+    g.members.push(c);
+    for (const topic of c.options.topics) {
+      const t = this.topic(topic);
+      t.partitions.forEach((_, p) => {
+        const k = `${topic}:${p}`;
+        if (!g!.committed.has(k)) g!.committed.set(k, c.options.fromBeginning ? this.startOffset(topic, p) : this.endOffset(topic, p));
+      });
+    }
+    this.rebalance(g);
+    return g;
+  }
+
+  /** @internal */
+  leave(c: MemoryConsumer): void {
+    const g = this.groups.get(c.options.groupId);
+    if (!g) return;
+    const i = g.members.indexOf(c);
+    if (i >= 0) g.members.splice(i, 1);
+    this.rebalance(g);
+  }
+
+  /** Round-robin assignment of every partition of the group's topics (Kafka's RoundRobinAssignor). */
+  private rebalance(g: Group): void {
+    g.generation++;
+    const all: Array<[string, number]> = [];
+    const topics = [...new Set(g.members.flatMap((m) => m.options.topics))].sort();
+    for (const name of topics) {
+      const t = this.topic(name);
+      t.partitions.forEach((_, p) => {
+        all.push([name, p]);
+        const k = `${name}:${p}`;
+        if (!g.committed.has(k)) g.committed.set(k, this.startOffset(name, p));
+      });
+    }
+    g.members.forEach((m) => m.assign([], g.generation));
+    if (g.members.length > 0) {
+      const per: Array<Array<[string, number]>> = g.members.map(() => []);
+      all.forEach((tp, i) => per[i % g.members.length]!.push(tp));
+      g.members.forEach((m, i) => m.assign(per[i]!, g.generation));
+    }
+  }
+}
+
+class MemoryConsumer implements Consumer {
+  private group?: Group;
+  private assignment: Array<[string, number]> = [];
+  private generation = -1;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private handler?: BatchHandler;
+  private running = false;
+  private wake?: () => void;
+  private readyResolve!: () => void;
+  private readonly readyPromise = new Promise<void>((r) => (this.readyResolve = r));
+  private loop?: Promise<void>;
+  private readonly onAppend = () => this.wake?.();
+
+  constructor(private readonly log: MemoryTransport, readonly options: ConsumerOptions) {}
+
+  assign(partitions: Array<[string, number]>, generation: number): void {
+    this.assignment = partitions;
+    this.generation = generation;
+    if (partitions.length > 0) this.readyResolve();
+    this.wake?.();
+  }
+
+  ready(): Promise<void> { return this.readyPromise; }
+
+  async run(handler: BatchHandler): Promise<void> {
+    this.handler = handler;
+    this.running = true;
+    for (const t of this.options.topics) this.log.events.on(`append:${t}`, this.onAppend);
+    this.group = this.log.join(this);
+    this.loop = this.poll();
+  }
+
+  private async poll(): Promise<void> {
+    const max = this.options.maxBatchSize ?? 500;
+    while (this.running) {
+      let started = false;
+      for (const [topic, partition] of this.assignment) {
+        const k = `${topic}:${partition}`;
+        if (this.inFlight.has(k)) continue;
+        const from = Math.max(this.group!.committed.get(k) ?? 0, this.log.startOffset(topic, partition));
+        const messages = this.log.read(topic, partition, from, max);
+        if (messages.length === 0) continue;
+        started = true;
+        const generation = this.generation;
+        const batch: Batch = { topic, partition, messages };
+        const done = this.handler!(batch).then(
+          () => {
+            // a member that lost the partition in a rebalance must not commit (Kafka: CommitFailedException)
+            if (this.running && generation === this.group!.generation) this.group!.committed.set(k, messages[messages.length - 1]!.offset + 1);
+          },
+          (err: unknown) => {
+            this.log.events.emit('handler-error', err, batch);
+            return new Promise<void>((r) => setTimeout(r, 100)); // back off, then redeliver
+          },
+        ).finally(() => { this.inFlight.delete(k); this.wake?.(); });
+        this.inFlight.set(k, done);
+      }
+      if (!started) await new Promise<void>((r) => { this.wake = r; setTimeout(r, 1000); });
+      this.wake = undefined;
+      await Promise.resolve();
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    await Promise.all(this.inFlight.values());
+    this.halt();
+    await this.loop;
+  }
+
+  /**
+   * Leaves the group at once, as a crashed process would: batches in flight are not
+   * committed and are delivered again to the member that gets their partition.
+   */
+  abort(): void {
+    this.halt();
+  }
+
+  private halt(): void {
+    this.running = false;
+    for (const t of this.options.topics) this.log.events.off(`append:${t}`, this.onAppend);
+    this.log.leave(this);
+    this.wake?.();
+  }
+}
+
+export type { MemoryConsumer };

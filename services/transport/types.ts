@@ -1,0 +1,125 @@
+/**
+ * The event transport: a Kafka-shaped interface (topics split into partitions,
+ * messages with a key and headers, consumer groups, offsets committed after
+ * processing). The embedded in-memory log (memory.ts) and the Kafka client implement
+ * it; nothing outside services/transport depends on which one runs.
+ */
+
+/** A message to produce. `value` is an Avro-encoded event (see services/events/codec.ts). */
+export interface OutgoingMessage {
+  /** partitioning key: messages with the same key go to the same partition */
+  key?: string | null;
+  value: Buffer;
+  headers?: Record<string, string>;
+  /** explicit partition; overrides the key */
+  partition?: number;
+}
+
+/** A consumed message with its position in the log. */
+export interface ConsumedMessage {
+  topic: string;
+  partition: number;
+  /** offset within the partition (0-based, monotonic) */
+  offset: number;
+  key: string | null;
+  value: Buffer;
+  headers: Record<string, string>;
+  /** append time, ms since the epoch */
+  timestamp: number;
+}
+
+/** Messages of one partition handed to a consumer at once, in offset order. */
+export interface Batch {
+  topic: string;
+  partition: number;
+  messages: ConsumedMessage[];
+}
+
+/**
+ * Processes one batch. When the promise resolves, the offsets of every message in the
+ * batch are committed; when it rejects, nothing is committed and the batch is
+ * delivered again.
+ */
+export type BatchHandler = (batch: Batch) => Promise<void>;
+
+/** Consumer settings. */
+export interface ConsumerOptions {
+  /** consumer group: the partitions of the topics are shared among its members */
+  groupId: string;
+  topics: string[];
+  /** where a group with no committed offset starts: the earliest message (true) or the next one appended (false, default) */
+  fromBeginning?: boolean;
+  /** most messages per batch (default 500) */
+  maxBatchSize?: number;
+}
+
+/** A producer. */
+export interface Producer {
+  /**
+   * Appends messages to a topic; resolves once they are stored (acks=all on Kafka).
+   * @throws TransportError when the log refuses the write
+   */
+  send(topic: string, messages: OutgoingMessage[]): Promise<void>;
+  /** Appends messages to several topics in one call. */
+  sendBatch(topicMessages: Array<{ topic: string; messages: OutgoingMessage[] }>): Promise<void>;
+}
+
+/** A member of a consumer group. */
+export interface Consumer {
+  /** Starts consuming; `handler` gets one batch per partition at a time. */
+  run(handler: BatchHandler): Promise<void>;
+  /** Stops after in-flight batches finish (they are committed), then leaves the group. */
+  stop(): Promise<void>;
+  /** Resolves when the consumer has its first partition assignment. */
+  ready(): Promise<void>;
+}
+
+/** Topic settings applied at start-up. */
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  /** ms a message is kept; default is the transport's */
+  retentionMs?: number;
+}
+
+/** A transport. */
+export interface Transport {
+  /** Creates topics that do not exist yet (existing ones are left as they are). */
+  ensureTopics(specs: TopicSpec[]): Promise<void>;
+  producer(): Producer;
+  consumer(options: ConsumerOptions): Consumer;
+  /** Number of partitions of a topic (0 when it does not exist). */
+  partitionCount(topic: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Error raised by a transport. */
+export class TransportError extends Error {
+  readonly code = 'TRANSPORT_ERROR';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TransportError';
+  }
+}
+
+/**
+ * Partition of a key: murmur2 of the UTF-8 key, as Kafka's default partitioner
+ * (Apache Kafka `Utils.murmur2`, `toPositive(hash) % partitions`).
+ */
+export function partitionForKey(key: string, partitions: number): number {
+  const data = Buffer.from(key, 'utf8');
+  const m = 0x5bd1e995;
+  let h = (0x9747b28c ^ data.length) | 0;
+  const len4 = data.length & ~3;
+  for (let i = 0; i < len4; i += 4) {
+    let k = data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24);
+    k = Math.imul(k, m); k ^= k >>> 24; k = Math.imul(k, m);
+    h = Math.imul(h, m); h ^= k;
+  }
+  const rest = data.length & 3;
+  if (rest === 3) h ^= data[len4 + 2]! << 16;
+  if (rest >= 2) h ^= data[len4 + 1]! << 8;
+  if (rest >= 1) { h ^= data[len4]!; h = Math.imul(h, m); }
+  h ^= h >>> 13; h = Math.imul(h, m); h ^= h >>> 15;
+  return (h & 0x7fffffff) % partitions;
+}

@@ -1,0 +1,73 @@
+/**
+ * Dynamic micro-batcher for one model (after NVIDIA Triton's dynamic batcher): items
+ * queue up to `maxQueueSize`; a micro-batch runs when `maxBatchSize` items wait or the
+ * oldest has waited `maxQueueDelayMs`; one micro-batch runs at a time; an item whose
+ * deadline passed while queued is not run.
+ */
+import { ServiceError } from '../lib/errors.ts';
+
+/** Batching policy of a model (from its config.json). Sizes in items, delays in ms. */
+export interface BatchPolicy { maxBatchSize: number; maxQueueDelayMs: number; maxQueueSize: number; }
+
+interface Queued<I, R> { item: I; deadline: number; enqueued: number; resolve(r: R): void; reject(e: unknown): void; }
+
+/** See the module comment. */
+export class MicroBatcher<I, R> {
+  private queue: Array<Queued<I, R>> = [];
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  /**
+   * @param run runs one micro-batch; returns one result per item, in order
+   * @param onExpired result for an item whose deadline passed in the queue
+   */
+  constructor(
+    private readonly policy: BatchPolicy,
+    private readonly run: (items: I[]) => Promise<R[]>,
+    private readonly onExpired: (item: I) => R,
+  ) {}
+
+  /** Items waiting (not counting the micro-batch running). */
+  get depth(): number { return this.queue.length; }
+
+  /**
+   * Queues an item.
+   * @param deadline ms since the epoch
+   * @throws ServiceError QUEUE_FULL (503) when the queue holds maxQueueSize items
+   */
+  submit(item: I, deadline: number): Promise<R> {
+    if (this.queue.length >= this.policy.maxQueueSize) {
+      return Promise.reject(new ServiceError('QUEUE_FULL', `queue full (${this.policy.maxQueueSize} items)`));
+    }
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ item, deadline, enqueued: Date.now(), resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.running || this.queue.length === 0) return;
+    if (this.queue.length >= this.policy.maxBatchSize) { this.flush(); return; }
+    if (this.timer) return;
+    const wait = Math.max(0, this.queue[0]!.enqueued + this.policy.maxQueueDelayMs - Date.now());
+    this.timer = setTimeout(() => { this.timer = undefined; this.flush(); }, wait);
+  }
+
+  private flush(): void {
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.running || this.queue.length === 0) return;
+    const now = Date.now();
+    const taken = this.queue.splice(0, this.policy.maxBatchSize);
+    const live = taken.filter((q) => {
+      if (q.deadline > now) return true;
+      q.resolve(this.onExpired(q.item));
+      return false;
+    });
+    if (live.length === 0) { this.schedule(); return; }
+    this.running = true;
+    this.run(live.map((q) => q.item)).then(
+      (results) => live.forEach((q, i) => q.resolve(results[i]!)),
+      (err) => live.forEach((q) => q.reject(err)),
+    ).finally(() => { this.running = false; this.schedule(); });
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The main-thread side of an inference thread: sends load/unload/run messages and
+ * matches the answers; restarts the thread when it dies, failing the calls in flight
+ * (their items are not committed, so the event log delivers them again).
+ */
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { EngineError, type EngineContext, type ItemResult } from './engines/types.ts';
+
+const THREAD_URL = new URL(`./inference-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+const BOOTSTRAP_URL = new URL('./thread-bootstrap.mjs', import.meta.url);
+/** Wait before starting a new thread after one died, ms (so a thread that cannot start does not spin). */
+const RESPAWN_DELAY_MS = 500;
+
+/** One inference thread running one engine module. */
+export class InferenceThread {
+  private worker!: Worker;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private closed = false;
+
+  /**
+   * @param engineUrl URL of the engine module (exports `createEngine`)
+   * @param context settings for the engine
+   */
+  constructor(private readonly engineUrl: URL, private readonly context: EngineContext, private readonly log: Logger) {
+    this.spawn();
+  }
+
+  private spawn(): void {
+    this.worker = new Worker(BOOTSTRAP_URL, {
+      workerData: { entry: THREAD_URL.href, engine: this.engineUrl.href, context: this.context },
+    });
+    this.worker.unref();
+    this.worker.on('message', (m: { id: number; ok: boolean; results?: unknown; error?: string; status?: number }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.ok) p.resolve(m.results);
+      else p.reject(new EngineError(m.status ?? 500, m.error ?? 'inference failed'));
+    });
+    this.worker.on('error', (err) => this.log.error({ err }, 'inference thread error'));
+    this.worker.on('exit', (code) => {
+      const err = new Error(`inference thread exited with code ${code}`);
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+      if (!this.closed) {
+        this.log.warn({ code }, 'inference thread exited; starting a new one');
+        setTimeout(() => { if (!this.closed) this.spawn(); }, RESPAWN_DELAY_MS).unref();
+      }
+    });
+  }
+
+  private call<T>(op: string, model: string, inputs?: unknown[]): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('inference thread is stopped'));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.worker.postMessage({ id, op, model, inputs });
+    });
+  }
+
+  /** Loads a model. @throws EngineError(503) when it is not installed */
+  load(model: string): Promise<void> { return this.call('load', model); }
+  /** Frees a model's session. */
+  unload(model: string): Promise<void> { return this.call('unload', model); }
+  /**
+   * Runs a micro-batch. @returns one result per input
+   * @throws EngineError for a failure of the whole micro-batch; Error when the thread died
+   */
+  run<O>(model: string, inputs: unknown[]): Promise<Array<ItemResult<O>>> { return this.call('run', model, inputs); }
+
+  /** Kills the thread at once (calls in flight fail). Used on shutdown and by crash tests. */
+  async terminate(): Promise<void> {
+    this.closed = true;
+    await this.worker.terminate();
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Entry of an inference thread (worker_threads). It owns the onnxruntime sessions of
+ * one capability's engine, so `session.run()` never blocks the main event loop.
+ * Messages in: {id, op: 'load'|'unload'|'run', model, inputs?}; out: {id, ok, results?, error?, status?}.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Engine, EngineContext } from './engines/types.ts';
+
+interface ThreadData { engine: string; context: EngineContext; }
+const data = workerData as ThreadData;
+const mod = (await import(data.engine)) as { createEngine(ctx: EngineContext): Engine };
+const engine = mod.createEngine(data.context);
+
+parentPort!.on('message', async (msg: { id: number; op: 'load' | 'unload' | 'run'; model: string; inputs?: unknown[] }) => {
+  try {
+    if (msg.op === 'load') await engine.load(msg.model);
+    else if (msg.op === 'unload') await engine.unload(msg.model);
+    const results = msg.op === 'run' ? await engine.run(msg.model, msg.inputs ?? []) : undefined;
+    parentPort!.postMessage({ id: msg.id, ok: true, results });
+  } catch (err) {
+    const e = err as { message?: string; status?: number };
+    parentPort!.postMessage({ id: msg.id, ok: false, error: e.message ?? String(err), status: e.status ?? 500 });
+  }
+});

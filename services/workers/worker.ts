@@ -1,0 +1,286 @@
+/**
+ * A model worker for one capability: consumes `<prefix>.<capability>.requests`, forms
+ * micro-batches per model, runs them in an inference thread, publishes each
+ * micro-batch's results (to the reply topics named in the headers) and usage events
+ * in one produce call, and only then lets the consumer commit. It also publishes
+ * heartbeats (which models it serves), follows warm-up commands and unloads idle
+ * models.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { AVRO_CAPABILITY, BILLING_UNIT, modelsOf, type Capability } from '../capabilities.ts';
+import type { Config } from '../config.ts';
+import type { EventCodec, SchemaName } from '../events/codec.ts';
+import { H, topicsFor, type Topics } from '../events/topics.ts';
+import { ServiceError } from '../lib/errors.ts';
+import { expiredItems, microBatchSize, queueDepth } from '../lib/metrics.ts';
+import { ModelRepository } from '../models/repository.ts';
+import type { Batch, ConsumedMessage, Consumer, OutgoingMessage, Producer, Transport } from '../transport/types.ts';
+import { MicroBatcher } from './batcher.ts';
+import { InferenceThread } from './inference-pool.ts';
+import { EngineError, type ItemResult } from './engines/types.ts';
+
+/** Engine module of each capability that has one in this release. */
+const ENGINES: Partial<Record<Capability, URL>> = {
+  'language-id': new URL(`./engines/language-id${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+};
+
+/** Options of a worker. */
+export interface WorkerOptions {
+  capability: Capability;
+  transport: Transport;
+  codec: EventCodec;
+  config: Config;
+  logger: Logger;
+  /** unique per process; default a random UUID */
+  instanceId?: string;
+}
+
+interface Item { msg: ConsumedMessage; input: { model: string } & Record<string, unknown>; }
+
+/** Usage quantity of a successful item, in the capability's billing unit. */
+function quantity(capability: Capability, output: Record<string, unknown>): number {
+  switch (capability) {
+    case 'diacritize': return Number(output.characters);
+    case 'decide': return Number(output.decisions);
+    default: return 1;
+  }
+}
+
+/** See the module comment. */
+export class CapabilityWorker {
+  readonly instanceId: string;
+  private readonly topics: Topics;
+  private readonly repo: ModelRepository;
+  private readonly producer: Producer;
+  private consumer?: Consumer;
+  private control?: Consumer;
+  private thread?: InferenceThread;
+  private readonly batchers = new Map<string, MicroBatcher<Item, ItemResult>>();
+  private readonly lastUsed = new Map<string, number>();
+  private readonly loaded = new Set<string>();
+  private timers: NodeJS.Timeout[] = [];
+  private readonly log: Logger;
+
+  constructor(private readonly opts: WorkerOptions) {
+    this.instanceId = opts.instanceId ?? randomUUID();
+    this.topics = topicsFor(opts.config.TOPIC_PREFIX);
+    this.repo = new ModelRepository(opts.config.MODEL_REPOSITORY);
+    this.producer = opts.transport.producer();
+    this.log = opts.logger.child({ service: `worker:${opts.capability}`, instance: this.instanceId });
+  }
+
+  private get requestSchema(): SchemaName { return `${this.opts.capability}/request` as SchemaName; }
+  private get resultSchema(): SchemaName { return `${this.opts.capability}/result` as SchemaName; }
+
+  /** Starts consuming; resolves once the first heartbeat is published. */
+  async start(): Promise<void> {
+    const { transport, capability, config } = this.opts;
+    const engine = ENGINES[capability];
+    if (engine) {
+      this.thread = new InferenceThread(engine, {
+        repository: config.MODEL_REPOSITORY, executionProvider: config.EXECUTION_PROVIDER, intraOpThreads: config.INFERENCE_THREADS,
+      }, this.log);
+    }
+    const requests = this.topics.requests(capability);
+    await transport.ensureTopics([{ name: requests, partitions: config.TOPIC_PARTITIONS }]);
+    this.consumer = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.workers.${capability}`, topics: [requests], fromBeginning: true });
+    await this.consumer.run((b) => this.handleBatch(b));
+    this.control = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.control.${this.instanceId}`, topics: [this.topics.control] });
+    await this.control.run((b) => this.handleControl(b));
+    await this.heartbeat();
+    this.timers.push(setInterval(() => void this.heartbeat().catch((err) => this.log.warn({ err }, 'heartbeat failed')), config.WORKER_HEARTBEAT_MS));
+    this.timers.push(setInterval(() => void this.unloadIdle(), Math.min(60_000, config.MODEL_IDLE_UNLOAD_MS / 4)));
+    for (const t of this.timers) t.unref();
+  }
+
+  /** Models of this capability and whether this worker can serve them. */
+  status(): Array<{ name: string; installed: boolean; loaded: boolean; queueDepth: number; languages: number }> {
+    return modelsOf(this.opts.capability).map((name) => {
+      const cfg = this.thread ? this.repo.config(name) : null;
+      return {
+      name,
+      installed: cfg !== null,
+      languages: Number(cfg?.languages ?? 0),
+      loaded: this.loaded.has(name),
+      queueDepth: this.batchers.get(name)?.depth ?? 0,
+      };
+    });
+  }
+
+  private async heartbeat(stopping = false): Promise<void> {
+    const models = this.status();
+    for (const m of models) queueDepth.set({ model: m.name }, m.queueDepth);
+    await this.producer.send(this.topics.workers, [{
+      key: this.instanceId,
+      value: this.opts.codec.encode('control/worker-status', {
+        instanceId: this.instanceId, capability: this.opts.capability, models, timestampMs: Date.now(), stopping,
+      }),
+    }]);
+  }
+
+  private async handleControl(batch: Batch): Promise<void> {
+    for (const msg of batch.messages) {
+      let cmd: { capability: string; models: string[] };
+      try { cmd = this.opts.codec.decode('control/warmup', msg.value); } catch { continue; }
+      if (cmd.capability !== this.opts.capability) continue;
+      for (const model of cmd.models) void this.load(model).catch((err) => this.log.warn({ err, model }, 'warm-up failed'));
+    }
+  }
+
+  /** Loads a model into the inference thread. @throws EngineError(503) when not installed */
+  async load(model: string): Promise<void> {
+    if (!this.thread || !this.repo.installed(model)) throw new EngineError(503, `model ${model} is not installed`);
+    await this.thread.load(model);
+    this.loaded.add(model);
+    this.lastUsed.set(model, Date.now());
+    this.log.info({ model }, 'model loaded');
+  }
+
+  private async unloadIdle(): Promise<void> {
+    const now = Date.now();
+    for (const model of [...this.loaded]) {
+      if (now - (this.lastUsed.get(model) ?? 0) < this.opts.config.MODEL_IDLE_UNLOAD_MS || (this.batchers.get(model)?.depth ?? 0) > 0) continue;
+      this.loaded.delete(model);
+      await this.thread?.unload(model).catch(() => undefined);
+      this.log.info({ model }, 'model unloaded after idle time');
+    }
+  }
+
+  /** Handles one consumed batch; resolves (and so commits) once every item's result is published. */
+  private async handleBatch(batch: Batch): Promise<void> {
+    const work: Array<Promise<unknown>> = [];
+    const poison: OutgoingMessage[] = [];
+    for (const msg of batch.messages) {
+      let input: Item['input'];
+      try {
+        input = this.opts.codec.decode(this.requestSchema, msg.value);
+      } catch (err) {
+        this.log.error({ err, offset: msg.offset, partition: msg.partition, correlationId: msg.headers[H.correlationId] }, 'undecodable request event');
+        const reply = this.failureMessage(msg, 400, `request event does not decode with schema ${this.requestSchema}`);
+        if (reply) poison.push(reply.message);
+        continue;
+      }
+      const deadline = Number(msg.headers[H.deadline] ?? Infinity);
+      if (deadline <= Date.now()) { expiredItems.inc({ model: input.model }); continue; }
+      work.push(this.batcher(input.model).submit({ msg, input }, deadline).catch((err: unknown) => {
+        if (err instanceof ServiceError) return this.publish([{ msg, input }], [{ output: null, failure: { status: err.status, error: err.message } }]);
+        throw err;
+      }));
+    }
+    if (poison.length > 0) await this.producer.sendBatch(this.groupByTopic(poison.map((m) => ({ topic: m.headers![H.replyTopic]!, m }))));
+    await Promise.all(work);
+  }
+
+  private batcher(model: string): MicroBatcher<Item, ItemResult> {
+    let b = this.batchers.get(model);
+    if (!b) {
+      const cfg = this.repo.config(model);
+      b = new MicroBatcher<Item, ItemResult>(
+        {
+          maxBatchSize: cfg?.max_batch_size ?? 32,
+          maxQueueDelayMs: cfg?.max_queue_delay_ms ?? 5,
+          maxQueueSize: cfg?.max_queue_size ?? 1024,
+        },
+        (items) => this.runMicroBatch(model, items),
+        () => { expiredItems.inc({ model }); return { output: null, failure: { status: 504, error: 'deadline passed before the item ran' } }; },
+      );
+      this.batchers.set(model, b);
+    }
+    return b;
+  }
+
+  /** Runs one micro-batch and publishes its results and usage in one produce call. */
+  private async runMicroBatch(model: string, items: Item[]): Promise<ItemResult[]> {
+    microBatchSize.observe({ model }, items.length);
+    this.lastUsed.set(model, Date.now());
+    let results: ItemResult[];
+    if (!this.thread || !this.repo.installed(model)) {
+      results = items.map(() => ({ output: null, failure: { status: 503, error: `model ${model} is not installed` } }));
+    } else {
+      try {
+        results = await this.thread.run(model, items.map((i) => i.input));
+        this.loaded.add(model);
+      } catch (err) {
+        // a status from the engine is the items' answer; a dead thread is not: the
+        // items stay uncommitted and are delivered again
+        if (!(err instanceof EngineError)) throw err;
+        results = items.map(() => ({ output: null, failure: { status: err.status, error: err.message } }));
+      }
+    }
+    this.log.debug({ model, size: items.length, correlationIds: items.map((i) => i.msg.headers[H.correlationId]) }, 'micro-batch done');
+    await this.publish(items, results);
+    return results;
+  }
+
+  private failureMessage(msg: ConsumedMessage, status: number, error: string): { message: OutgoingMessage } | null {
+    if (!msg.headers[H.replyTopic]) return null;
+    return { message: this.resultMessage(msg, { output: null, failure: { status, error } }) };
+  }
+
+  private resultMessage(msg: ConsumedMessage, result: ItemResult): OutgoingMessage {
+    const h = msg.headers;
+    return {
+      partition: h[H.replyPartition] !== undefined ? Number(h[H.replyPartition]) : undefined,
+      key: h[H.correlationId] ?? null,
+      value: this.opts.codec.encode(this.resultSchema, result),
+      headers: {
+        [H.correlationId]: h[H.correlationId] ?? '', [H.replyTopic]: h[H.replyTopic] ?? '',
+        ...(h[H.replyPartition] !== undefined ? { [H.replyPartition]: h[H.replyPartition]! } : {}),
+        [H.requestId]: h[H.requestId] ?? '', [H.itemIndex]: h[H.itemIndex] ?? '0', [H.capability]: this.opts.capability,
+      },
+    };
+  }
+
+  private groupByTopic(entries: Array<{ topic: string; m: OutgoingMessage }>): Array<{ topic: string; messages: OutgoingMessage[] }> {
+    const by = new Map<string, OutgoingMessage[]>();
+    for (const { topic, m } of entries) by.set(topic, [...(by.get(topic) ?? []), m]);
+    return [...by].map(([topic, messages]) => ({ topic, messages }));
+  }
+
+  /** Publishes results (to each item's reply topic) and usage events in one call. */
+  private async publish(items: Item[], results: ItemResult[]): Promise<void> {
+    const entries: Array<{ topic: string; m: OutgoingMessage }> = [];
+    items.forEach((item, i) => {
+      const r = results[i]!;
+      const h = item.msg.headers;
+      if (h[H.replyTopic]) entries.push({ topic: h[H.replyTopic]!, m: this.resultMessage(item.msg, r) });
+      if (r.output) {
+        const requestId = h[H.requestId] ?? `${item.msg.topic}:${item.msg.partition}:${item.msg.offset}`;
+        const itemIndex = Number(h[H.itemIndex] ?? 0);
+        entries.push({
+          topic: this.topics.usage,
+          m: {
+            key: h[H.keyId] ?? 'anonymous',
+            value: this.opts.codec.encode('common/usage', {
+              eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId: h[H.keyId] ?? 'anonymous',
+              capability: AVRO_CAPABILITY[this.opts.capability], model: item.input.model, unit: BILLING_UNIT[this.opts.capability],
+              quantity: quantity(this.opts.capability, r.output as Record<string, unknown>), timestampMs: Date.now(),
+            }),
+          },
+        });
+      }
+    });
+    if (entries.length > 0) await this.producer.sendBatch(this.groupByTopic(entries));
+  }
+
+  /** Stops after in-flight batches are published and committed. */
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    await this.heartbeat(true).catch(() => undefined);
+    await this.consumer?.stop();
+    await this.control?.stop();
+    await this.thread?.terminate();
+  }
+
+  /**
+   * Dies at once, as a crashed process: leaves the group without committing and kills
+   * the inference thread. Only the embedded log can do this in-process (tests).
+   */
+  async crash(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    (this.consumer as unknown as { abort?(): void }).abort?.();
+    (this.control as unknown as { abort?(): void }).abort?.();
+    await this.thread?.terminate();
+  }
+}
