@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { CAPABILITIES } from './capabilities.ts';
+import { CAPABILITIES, type Capability } from './capabilities.ts';
 import type { Config } from './config.ts';
 import { AvroCodec } from './events/codec.ts';
 import { BillingConsumer } from './billing/consumer.ts';
@@ -36,6 +36,8 @@ export interface EmbeddedOptions {
   /** ledger/key files; default DATA_DIR/ledger.db and DATA_DIR/keys.db */
   ledgerFile?: string;
   keysFile?: string;
+  /** capabilities that get a worker (default all) */
+  capabilities?: readonly Capability[];
 }
 
 /** Starts every service of embedded mode (the HTTP server is not listening yet). */
@@ -46,7 +48,7 @@ export async function startEmbedded(config: Config, opts: EmbeddedOptions = {}):
   const codec = new AvroCodec();
   const ledger = await Ledger.open(opts.ledgerFile ?? join(config.DATA_DIR, 'ledger.db'));
   const keys = await KeyStore.open(opts.keysFile ?? join(config.DATA_DIR, 'keys.db'), config.API_KEYS);
-  const workers = CAPABILITIES.map((capability) => new CapabilityWorker({ capability, transport, codec, config, logger }));
+  const workers = (opts.capabilities ?? CAPABILITIES).map((capability) => new CapabilityWorker({ capability, transport, codec, config, logger }));
   await Promise.all(workers.map((w) => w.start()));
   const billing = new BillingConsumer(transport, codec, ledger, config.TOPIC_PREFIX, logger.child({ service: 'billing' }));
   await billing.start();

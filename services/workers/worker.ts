@@ -16,7 +16,7 @@ import { ServiceError } from '../lib/errors.ts';
 import { expiredItems, microBatchSize, queueDepth } from '../lib/metrics.ts';
 import { ModelRepository } from '../models/repository.ts';
 import type { Batch, ConsumedMessage, Consumer, OutgoingMessage, Producer, Transport } from '../transport/types.ts';
-import { MicroBatcher } from './batcher.ts';
+import { MicroBatcher, type BatchPolicy } from './batcher.ts';
 import { InferenceThread } from './inference-pool.ts';
 import { EngineError, type ItemResult } from './engines/types.ts';
 
@@ -34,6 +34,8 @@ export interface WorkerOptions {
   logger: Logger;
   /** unique per process; default a random UUID */
   instanceId?: string;
+  /** batching settings that win over every model's config.json (operations, tests) */
+  batchPolicy?: Partial<BatchPolicy>;
 }
 
 interface Item { msg: ConsumedMessage; input: { model: string } & Record<string, unknown>; }
@@ -92,6 +94,13 @@ export class CapabilityWorker {
     this.timers.push(setInterval(() => void this.heartbeat().catch((err) => this.log.warn({ err }, 'heartbeat failed')), config.WORKER_HEARTBEAT_MS));
     this.timers.push(setInterval(() => void this.unloadIdle(), Math.min(60_000, config.MODEL_IDLE_UNLOAD_MS / 4)));
     for (const t of this.timers) t.unref();
+  }
+
+  /** Items queued in this worker's micro-batchers. */
+  get queued(): number {
+    let n = 0;
+    for (const b of this.batchers.values()) n += b.depth;
+    return n;
   }
 
   /** Models of this capability and whether this worker can serve them. */
@@ -181,6 +190,7 @@ export class CapabilityWorker {
           maxBatchSize: cfg?.max_batch_size ?? 32,
           maxQueueDelayMs: cfg?.max_queue_delay_ms ?? 5,
           maxQueueSize: cfg?.max_queue_size ?? 1024,
+          ...this.opts.batchPolicy,
         },
         (items) => this.runMicroBatch(model, items),
         () => { expiredItems.inc({ model }); return { output: null, failure: { status: 504, error: 'deadline passed before the item ran' } }; },

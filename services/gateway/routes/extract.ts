@@ -56,7 +56,6 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
   }, async (req) => {
     const body = req.body as Doc & { model?: string };
     const model = body.model ?? DEFAULT_MODEL.extract;
-    deps.dispatcher.assertServed('extract', model);
     const event = await toEvent(body, model, '');
     const [r] = await deps.dispatcher.dispatch<ExtractOutput>('extract', model, [event], contextOf(req, deps.config));
     const out = outputOf(r!);
@@ -69,7 +68,6 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
   }, async (req) => {
     const body = req.body as { model?: string; documents: Array<Doc & { id?: unknown }> };
     const model = body.model ?? DEFAULT_MODEL.extract;
-    deps.dispatcher.assertServed('extract', model);
     const results: Array<Record<string, unknown> | undefined> = new Array(body.documents.length);
     const valid: Array<{ index: number; id: unknown; event: Record<string, unknown> }> = [];
     for (const [index, doc] of body.documents.entries()) {

@@ -1,0 +1,39 @@
+/**
+ * `npm run keys -- <create --name NAME | list | revoke ID_OR_NAME>`: manages API keys
+ * in DATA_DIR/keys.db. `create` prints the new key once; only its hash is stored.
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.ts';
+import { KeyStore } from './store.ts';
+
+const USAGE = 'usage: npm run keys -- create --name NAME | list | revoke ID_OR_NAME';
+
+const { values, positionals } = parseArgs({ options: { name: { type: 'string' }, json: { type: 'boolean', default: false } }, allowPositionals: true });
+const [command, arg] = positionals;
+const config = loadConfig();
+const store = await KeyStore.open(join(config.DATA_DIR, 'keys.db'));
+try {
+  if (command === 'create') {
+    if (!values.name) throw new Error(`create needs --name NAME\n${USAGE}`);
+    const { id, key } = await store.create(values.name);
+    if (values.json) console.log(JSON.stringify({ id, name: values.name, key }));
+    else console.log(`created key ${id} (${values.name}). It is shown once; store it now:\n${key}`);
+  } else if (command === 'list') {
+    const keys = await store.list();
+    if (values.json) console.log(JSON.stringify(keys));
+    else console.table(keys);
+  } else if (command === 'revoke') {
+    if (!arg) throw new Error(`revoke needs an id or name\n${USAGE}`);
+    const n = await store.revoke(arg);
+    console.log(n > 0 ? `revoked ${n} key(s)` : `no active key with id or name ${arg}`);
+    if (n === 0) process.exitCode = 1;
+  } else {
+    throw new Error(USAGE);
+  }
+} catch (err) {
+  console.error((err as Error).message);
+  process.exitCode = 2;
+} finally {
+  await store.close();
+}
