@@ -81,7 +81,10 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     max: opts.config.RATE_LIMIT_MAX,
     timeWindow: opts.config.RATE_LIMIT_WINDOW_MS,
     keyGenerator: (req) => req.apiKey?.id ?? req.ip,
-    errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, error: `rate limit exceeded: at most ${ctx.max} requests per ${ctx.after === '' ? 'window' : 'window'} for this API key; retry in ${ctx.after}`, status: 429 }),
+    errorResponseBuilder: (_req, ctx) => Object.assign(
+      new ServiceError('RATE_LIMITED', `rate limit exceeded: at most ${ctx.max} requests per ${opts.config.RATE_LIMIT_WINDOW_MS} ms for this API key; retry in ${ctx.after}`),
+      { statusCode: 429 },
+    ),
   });
 
   await app.register(swagger, {
