@@ -103,11 +103,10 @@ export class TransportError extends Error {
 }
 
 /**
- * Partition of a key: murmur2 of the UTF-8 key, as Kafka's default partitioner
- * (Apache Kafka `Utils.murmur2`, `toPositive(hash) % partitions`).
+ * Kafka's murmur2 hash (Apache Kafka `org.apache.kafka.common.utils.Utils.murmur2`,
+ * seed 0x9747b28c), as a signed 32-bit integer.
  */
-export function partitionForKey(key: string, partitions: number): number {
-  const data = Buffer.from(key, 'utf8');
+export function murmur2(data: Buffer): number {
   const m = 0x5bd1e995;
   let h = (0x9747b28c ^ data.length) | 0;
   const len4 = data.length & ~3;
@@ -121,5 +120,10 @@ export function partitionForKey(key: string, partitions: number): number {
   if (rest >= 2) h ^= data[len4 + 1]! << 8;
   if (rest >= 1) { h ^= data[len4]!; h = Math.imul(h, m); }
   h ^= h >>> 13; h = Math.imul(h, m); h ^= h >>> 15;
-  return (h & 0x7fffffff) % partitions;
+  return h | 0;
+}
+
+/** Partition of a key as Kafka's default partitioner: `toPositive(murmur2(key)) % partitions`. */
+export function partitionForKey(key: string, partitions: number): number {
+  return (murmur2(Buffer.from(key, 'utf8')) & 0x7fffffff) % partitions;
 }

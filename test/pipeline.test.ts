@@ -1,0 +1,100 @@
+/**
+ * The event pipeline end to end in embedded mode: crashes, replays and deadlines.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import type { Embedded } from '../services/embedded.ts';
+import { CapabilityWorker } from '../services/workers/worker.ts';
+import { H, topicsFor } from '../services/events/topics.ts';
+import { loadConfig } from '../services/config.ts';
+import { post, startService, until } from './helpers/service.ts';
+
+const running: Embedded[] = [];
+afterEach(async () => { await Promise.all(running.splice(0).map((s) => s.close())); });
+async function service(...args: Parameters<typeof startService>): Promise<Embedded> {
+  const s = await startService(...args);
+  running.push(s);
+  return s;
+}
+
+const TEXTS = ['Guten Morgen, wie geht es dir heute?', 'Buenos días, ¿cómo estás hoy?', 'Good morning, how are you today?', 'Bonjour, comment vas-tu aujourd’hui ?'];
+
+describe('pipeline', () => {
+  it('answers every request when a worker dies mid-batch: its partitions move and uncommitted items are delivered again', async () => {
+    const svc = await service({ TOPIC_PARTITIONS: 8 });
+    // a second language-ID worker that holds its items for 3 s before running them
+    const slow = new CapabilityWorker({
+      capability: 'language-id', transport: svc.transport, codec: svc.codec, config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200, TOPIC_PARTITIONS: 8 }),
+      logger: pino({ level: 'silent' }), batchPolicy: { maxQueueDelayMs: 3000, maxBatchSize: 10_000 },
+    });
+    await slow.start();
+    const requests = Array.from({ length: 48 }, (_, i) => post(svc, '/v1/language-id', { text: TEXTS[i % 4], model: 'lid-lite-608' }));
+    await until(() => slow.queued > 0, 5000, 'items queued in the slow worker');
+    const held = slow.queued;
+    await slow.crash();
+    const results = await Promise.all(requests);
+    expect(held).toBeGreaterThan(0);
+    expect(results.map((r) => r.status)).toEqual(Array(48).fill(200));
+    expect(results.map((r) => r.body.language)).toEqual(Array.from({ length: 48 }, (_, i) => ['deu', 'spa', 'eng', 'fra'][i % 4]));
+    // each item billed once, even if a result was produced twice
+    await until(async () => (await svc.ledger.count()) === 48, 5000, 'ledger');
+  });
+
+  it('bills a usage event delivered twice only once', async () => {
+    const svc = await service();
+    const r = await post(svc, '/v1/language-id/batch', { texts: TEXTS, model: 'lid-lite-608' });
+    expect(r.body.usage).toEqual({ texts: 4 });
+    await until(async () => (await svc.ledger.count()) === 4, 5000, 'ledger');
+    const usageTopic = topicsFor('lmstream').usage;
+    const stored = [0, 1, 2, 3].flatMap((p) => svc.transport.read(usageTopic, p, 0, 100));
+    expect(stored).toHaveLength(4);
+    // replay every usage event
+    await svc.transport.producer().send(usageTopic, stored.map((m) => ({ key: m.key, value: m.value, headers: m.headers })));
+    await new Promise((res) => setTimeout(res, 300));
+    expect(await svc.ledger.count()).toBe(4);
+    const [row] = await svc.ledger.report();
+    expect(row).toMatchObject({ capability: 'language_id', model: 'lid-lite-608', unit: 'texts', quantity: 4, requests: 1 });
+  });
+
+  it('answers 504 when no result arrives before the deadline, and drops and counts a late reply', async () => {
+    const svc = await service({ REQUEST_TIMEOUT_MS: 300 }, { capabilities: [] });
+    const slow = new CapabilityWorker({
+      capability: 'language-id', transport: svc.transport, codec: svc.codec, logger: pino({ level: 'silent' }),
+      config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200 }), batchPolicy: { maxQueueDelayMs: 1000 },
+    });
+    await slow.start();
+    try {
+      await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+      const r = await post(svc, '/v1/language-id', { text: 'hello there my friend', model: 'lid-lite-608' });
+      expect(r.status).toBe(504);
+      expect(r.body).toMatchObject({ status: 504, error: expect.stringMatching(/no result before the request's deadline/) });
+      // a reply for a correlation id nobody waits for
+      const before = svc.gateway.correlator.late;
+      await svc.transport.producer().send(svc.gateway.correlator.replyTopic, [{
+        value: svc.codec.encode('language-id/result', { output: null, failure: { status: 500, error: 'x' } }),
+        headers: { [H.correlationId]: 'gone:0', [H.capability]: 'language-id' },
+      }]);
+      await until(() => svc.gateway.correlator.late === before + 1, 2000, 'late reply counted');
+    } finally { await slow.stop(); }
+  });
+
+  it('answers 503 when no worker serves the capability', async () => {
+    const svc = await service({}, { capabilities: [] });
+    const r = await post(svc, '/v1/language-id', { text: 'hello there', model: 'lid-lite-608' });
+    expect(r).toEqual({ status: 503, body: { error: 'no worker serves language-id; model lid-lite-608 is unavailable', status: 503 } });
+  });
+
+  it('answers a request event that does not decode with a 400 result instead of losing the partition', async () => {
+    const svc = await service();
+    const topics = topicsFor('lmstream');
+    const wait = svc.gateway.correlator.expect('poison:0', Date.now() + 5000);
+    await svc.transport.producer().send(topics.requests('language-id'), [{
+      key: 'poison:0', value: Buffer.from('not avro at all'),
+      headers: { [H.correlationId]: 'poison:0', [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.capability]: 'language-id', [H.deadline]: String(Date.now() + 5000) },
+    }]);
+    const result = await wait;
+    expect(result.failure).toMatchObject({ status: 400 });
+    // the worker goes on serving
+    expect((await post(svc, '/v1/language-id', { text: 'Good morning, how are you today?', model: 'lid-lite-608' })).body.language).toBe('eng');
+  });
+});

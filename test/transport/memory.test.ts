@@ -1,0 +1,89 @@
+/**
+ * The embedded log keeps the Kafka semantics the pipeline relies on.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryTransport } from '../../services/transport/memory.ts';
+import { murmur2, partitionForKey, type Batch } from '../../services/transport/types.ts';
+import { until } from '../helpers/service.ts';
+
+const msg = (s: string, key?: string) => ({ key: key ?? null, value: Buffer.from(s) });
+
+describe('MemoryTransport', () => {
+  it('keeps per-partition order and routes equal keys to one partition', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 4 });
+    await t.producer().send('t', Array.from({ length: 20 }, (_, i) => msg(String(i), 'same-key')));
+    const seen: string[] = [];
+    const c = t.consumer({ groupId: 'g', topics: ['t'], fromBeginning: true });
+    await c.run(async (b) => { expect(b.partition).toBe(partitionForKey('same-key', 4)); seen.push(...b.messages.map((m) => m.value.toString())); });
+    await until(() => seen.length === 20);
+    expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
+    await c.stop();
+  });
+
+  it('hashes keys with Kafka murmur2', () => {
+    // expected values from Apache Kafka's UtilsTest.testMurmur2
+    expect(murmur2(Buffer.from('21'))).toBe(-973932308);
+    expect(murmur2(Buffer.from('foobar'))).toBe(-790332482);
+    expect(murmur2(Buffer.from('a-little-bit-long-string'))).toBe(-985981536);
+    expect(murmur2(Buffer.from('a-little-bit-longer-string'))).toBe(-1486304829);
+    expect(murmur2(Buffer.from('lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8'))).toBe(-58897971);
+    expect(murmur2(Buffer.from('abc'))).toBe(479470107);
+    const spread = new Set(Array.from({ length: 200 }, (_, i) => partitionForKey(`k${i}`, 8)));
+    expect(spread.size).toBe(8);
+  });
+
+  it('commits only after the handler resolves, and redelivers a failed batch', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 1 });
+    await t.producer().send('t', [msg('a'), msg('b')]);
+    let calls = 0;
+    const got: string[][] = [];
+    const c = t.consumer({ groupId: 'g', topics: ['t'], fromBeginning: true });
+    await c.run(async (b) => {
+      calls++;
+      got.push(b.messages.map((m) => m.value.toString()));
+      if (calls === 1) throw new Error('boom');
+    });
+    await until(() => calls === 2);
+    expect(got).toEqual([['a', 'b'], ['a', 'b']]);
+    await c.stop();
+    // a new member of the group starts after the committed offset
+    const again: string[] = [];
+    const c2 = t.consumer({ groupId: 'g', topics: ['t'] });
+    await c2.run(async (b) => { again.push(...b.messages.map((m) => m.value.toString())); });
+    await t.producer().send('t', [msg('c')]);
+    await until(() => again.length === 1);
+    expect(again).toEqual(['c']);
+    await c2.stop();
+  });
+
+  it('shares partitions in a group and moves them when a member leaves without committing', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 4 });
+    await t.ensureTopics([{ name: 't', partitions: 4 }]);
+    const a = t.consumer({ groupId: 'g', topics: ['t'], fromBeginning: true });
+    const b = t.consumer({ groupId: 'g', topics: ['t'], fromBeginning: true });
+    const byA: string[] = [];
+    const byB: string[] = [];
+    let releaseA!: () => void;
+    const holdA = new Promise<void>((r) => (releaseA = r));
+    await a.run(async (batch: Batch) => { byA.push(...batch.messages.map((m) => m.value.toString())); await holdA; });
+    await b.run(async (batch: Batch) => { byB.push(...batch.messages.map((m) => m.value.toString())); });
+    await t.producer().send('t', Array.from({ length: 40 }, (_, i) => msg(String(i), `key-${i}`)));
+    await until(() => byA.length + byB.length === 40);
+    expect(byA.length).toBeGreaterThan(0);
+    expect(byB.length).toBeGreaterThan(0);
+    // a dies while its batches are in flight: they were never committed, so b gets them again
+    (a as unknown as { abort(): void }).abort();
+    releaseA();
+    await until(() => byB.length === 40, 5000, 'redelivery to b');
+    expect(new Set(byB).size).toBe(40);
+    await b.stop();
+  });
+
+  it('applies size retention', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 1, maxMessagesPerPartition: 5 });
+    await t.producer().send('t', Array.from({ length: 12 }, (_, i) => msg(String(i))));
+    expect(t.startOffset('t', 0)).toBe(7);
+    expect(t.endOffset('t', 0)).toBe(12);
+    expect(t.read('t', 0, 0, 100).map((m) => m.value.toString())).toEqual(['7', '8', '9', '10', '11']);
+  });
+});

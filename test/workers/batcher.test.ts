@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { MicroBatcher } from '../../services/workers/batcher.ts';
+
+describe('MicroBatcher', () => {
+  it('runs a full micro-batch at once and a partial one after max_queue_delay', async () => {
+    const sizes: number[] = [];
+    const b = new MicroBatcher<number, number>({ maxBatchSize: 4, maxQueueDelayMs: 50, maxQueueSize: 100 },
+      async (xs) => { sizes.push(xs.length); return xs.map((x) => x * 2); }, () => -1);
+    const far = Date.now() + 10_000;
+    const t0 = Date.now();
+    const out = await Promise.all([1, 2, 3, 4, 5, 6].map((x) => b.submit(x, far)));
+    expect(out).toEqual([2, 4, 6, 8, 10, 12]);
+    expect(sizes).toEqual([4, 2]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
+  });
+  it('refuses items beyond max_queue_size with a 503 error', async () => {
+    const b = new MicroBatcher<number, number>({ maxBatchSize: 100, maxQueueDelayMs: 1000, maxQueueSize: 2 }, async (xs) => xs, () => -1);
+    const far = Date.now() + 10_000;
+    void b.submit(1, far); void b.submit(2, far);
+    await expect(b.submit(3, far)).rejects.toMatchObject({ code: 'QUEUE_FULL', status: 503 });
+  });
+  it('does not run items whose deadline passed in the queue', async () => {
+    const ran: number[] = [];
+    const b = new MicroBatcher<number, number>({ maxBatchSize: 10, maxQueueDelayMs: 30, maxQueueSize: 10 }, async (xs) => { ran.push(...xs); return xs; }, () => -1);
+    const out = await Promise.all([b.submit(1, Date.now() + 5), b.submit(2, Date.now() + 10_000)]);
+    expect(out).toEqual([-1, 2]);
+    expect(ran).toEqual([2]);
+  });
+});
