@@ -1,0 +1,109 @@
+/**
+ * Language identification through the whole pipeline with the real models in
+ * models/: sentences written for this test (not from any training or evaluation
+ * file) in 39 languages, no-language texts, warnings, modes and the legacy route.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Embedded } from '../../services/embedded.ts';
+import { post, startService } from '../helpers/service.ts';
+
+const SENTENCES = readFileSync(new URL('../fixtures/lid-sentences.tsv', import.meta.url), 'utf8').trim().split('\n').map((l) => {
+  const [label, text] = l.split('\t');
+  return { label: label!, text: text! };
+});
+
+let svc: Embedded;
+beforeAll(async () => { svc = await startService(); });
+afterAll(async () => { await svc.close(); });
+
+describe.each([
+  ['lid-neural-608', 0.95],
+  ['lid-lite-608', 0.85],
+])('%s', (model, minAccuracy) => {
+  it(`labels at least ${minAccuracy * 100}% of ${SENTENCES.length} sentences in ${new Set(SENTENCES.map((s) => s.label)).size} languages correctly`, async () => {
+    const r = await post(svc, '/v1/language-id/batch', { texts: SENTENCES.map((s) => s.text), model, mode: 'coverage', top_k: 5 });
+    expect(r.status).toBe(200);
+    const wrong = r.body.results
+      .map((a: { label: string }, i: number) => ({ want: SENTENCES[i]!.label, got: a.label }))
+      .filter((x: { want: string; got: string }) => x.want !== x.got);
+    const accuracy = 1 - wrong.length / SENTENCES.length;
+    expect(accuracy, `wrong: ${JSON.stringify(wrong)}`).toBeGreaterThanOrEqual(minAccuracy);
+    expect(r.body.usage).toEqual({ texts: SENTENCES.length });
+    for (const a of r.body.results) {
+      expect(a.top).toHaveLength(5);
+      expect(a.label).toBe(`${a.language}_${a.script}`);
+      expect(a.confidence).toBe(a.top[0].score);
+      expect(a.confidence).toBeGreaterThan(0);
+      expect(a.confidence).toBeLessThanOrEqual(1);
+    }
+  });
+});
+
+describe('lid-neural-608 answers', () => {
+  it('has every field of the spec', async () => {
+    const r = await post(svc, '/v1/language-id', { text: 'Mo fẹ́ lọ sí ọjà láti ra ẹja àti ìrẹsì fún oúnjẹ alẹ́ wa.' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      language: 'yor', script: 'Latn', label: 'yor_Latn', language_name: 'Yoruba', model: 'lid-neural-608', mode: 'traffic', warnings: [], usage: { texts: 1 },
+    });
+    expect(r.body.top).toHaveLength(3);
+    expect(Object.keys(r.body.top[0]).sort()).toEqual(['label', 'language', 'score']);
+  });
+  it('gives the code as language_name outside the 25 question-generation languages', async () => {
+    const r = await post(svc, '/v1/language-id', { text: 'Wir haben am Wochenende einen langen Spaziergang durch den Wald gemacht.' });
+    expect(r.body).toMatchObject({ language: 'deu', language_name: 'deu' });
+  });
+  it('answers zxx_Zxxx with a warning for text with no letters', async () => {
+    for (const text of ['12345 + 678 = 999', '!!! ??? ###', '3.14159 2.71828', '🙂🙂🙂']) {
+      const r = await post(svc, '/v1/language-id', { text });
+      expect(r.body, text).toMatchObject({ language: 'zxx', script: 'Zxxx', label: 'zxx_Zxxx' });
+      expect(r.body.warnings.join(' ')).toMatch(/no language found/);
+    }
+  });
+  it('warns on very short text', async () => {
+    const r = await post(svc, '/v1/language-id', { text: 'merci' });
+    expect(r.body.warnings.join(' ')).toMatch(/very short/);
+  });
+  it('never returns a script that is absent from the text', async () => {
+    const texts = ['Привет, как дела?', 'Zdravo, kako si danas?', 'Здраво, како си данас?', '你好，今天怎么样？', 'こんにちは、元気ですか？'];
+    const r = await post(svc, '/v1/language-id/batch', { texts, top_k: 25, mode: 'coverage' });
+    const scriptOf: Record<string, RegExp> = { Cyrl: /\p{sc=Cyrl}/u, Latn: /\p{sc=Latn}/u, Hans: /\p{sc=Hani}/u, Hant: /\p{sc=Hani}/u, Jpan: /[\p{sc=Hira}\p{sc=Kana}\p{sc=Hani}]/u, Hang: /\p{sc=Hang}/u };
+    r.body.results.forEach((a: { top: Array<{ label: string }> }, i: number) => {
+      for (const t of a.top) {
+        const script = t.label.split('_')[1]!;
+        expect(scriptOf[script]?.test(texts[i]!) ?? false, `${t.label} for ${texts[i]}`).toBe(true);
+      }
+    });
+    expect(r.body.results[0].script).toBe('Cyrl');
+    expect(r.body.results[4].language).toBe('jpn');
+  });
+  it('leans towards widely used languages on short text in traffic mode only', async () => {
+    const texts = ['Hello world', 'thank you', 'see you soon'];
+    const traffic = await post(svc, '/v1/language-id/batch', { texts, mode: 'traffic', top_k: 25 });
+    const coverage = await post(svc, '/v1/language-id/batch', { texts, mode: 'coverage', top_k: 25 });
+    texts.forEach((_, i) => {
+      const engT = traffic.body.results[i].top.find((t: { language: string }) => t.language === 'eng')?.score ?? 0;
+      const engC = coverage.body.results[i].top.find((t: { language: string }) => t.language === 'eng')?.score ?? 0;
+      expect(engT).toBeGreaterThan(engC);
+    });
+    expect(traffic.body.results.map((a: { language: string }) => a.language)).toEqual(['eng', 'eng', 'eng']);
+    expect(traffic.body.mode).toBe('traffic');
+  });
+});
+
+describe('legacy POST /v1/detect-language', () => {
+  it('answers with one of the 25 older languages, by macrolanguage code', async () => {
+    const r = await post(svc, '/v1/detect-language', { text: 'Habari za asubuhi, leo tutaenda sokoni kununua matunda na mboga.' });
+    expect(r).toEqual({ status: 200, body: { language: 'swa', language_name: 'Swahili', confidence: expect.any(Number), model: 'lid-neural-25', variant: 'questions' } });
+    const de = await post(svc, '/v1/detect-language', { text: 'Können Sie mir bitte sagen, wie ich am schnellsten zum Bahnhof komme?', model: 'lid-lite-25', variant: 'passages' });
+    expect(de.status).toBe(200);
+    expect(['eng', 'fra', 'por', 'ara', 'swa', 'hau', 'yor', 'ibo', 'amh', 'zul', 'xho', 'som', 'orm', 'tir', 'kin', 'sna', 'afr', 'aka', 'wol', 'lin', 'lug', 'sot', 'tsn', 'nya', 'mlg']).toContain(de.body.language);
+    expect(de.body).toMatchObject({ model: 'lid-lite-25', variant: 'passages' });
+  });
+  it('answers a batch in order', async () => {
+    const r = await post(svc, '/v1/detect-language/batch', { texts: ['Je voudrais réserver une table pour deux personnes ce soir.', 'The weather is lovely today, so we are going for a walk.'] });
+    expect(r.body.results.map((x: { language: string }) => x.language)).toEqual(['fra', 'eng']);
+    expect(r.body.usage).toBeUndefined();
+  });
+});

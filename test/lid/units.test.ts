@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { dominantScript, scriptCounts } from '../../services/lid/scripts.ts';
+import { featureIds, normalise } from '../../services/lid/features.ts';
+import { decode, modelInfo, preflight } from '../../services/lid/decode.ts';
+import { findQgLanguage, languageName } from '../../services/lid/languages.ts';
+
+describe('scripts', () => {
+  it('finds the dominant ISO 15924 script', () => {
+    expect(dominantScript('Hello мир мир')).toBe('Cyrl');
+    expect(dominantScript('こんにちは世界')).toBe('Jpan');
+    expect(dominantScript('你好世界')).toBe('Hani');
+    expect(dominantScript('안녕하세요')).toBe('Hang');
+    expect(dominantScript('12345')).toBe('Zxxx');
+    expect(scriptCounts('ẹ̀ a').get('Latn')).toBe(2);
+  });
+});
+
+describe('features', () => {
+  it('are deterministic, in range, and ignore case and punctuation', () => {
+    const spec = { buckets: 1000, minN: 1, maxN: 3, words: true, maxChars: 100 };
+    const a = featureIds('Hello, World!', spec);
+    expect([...a]).toEqual([...featureIds('hello world', spec)]);
+    expect([...a].every((x) => x >= 0 && x < 1000)).toBe(true);
+    expect(normalise('A--b  c', 100)).toBe('a b c');
+    expect(featureIds('123 !!', spec)).toHaveLength(0);
+  });
+});
+
+describe('decode', () => {
+  const info = modelInfo(['eng_Latn', 'sco_Latn', 'rus_Cyrl'], { eng: 1.5e9, sco: 1e5, rus: 2.5e8 }, 1);
+  it('adds the population prior on short text in traffic mode only', () => {
+    const logits = [0, 0.5, -5];
+    const pre = preflight('hi') as { scripts: Set<string> };
+    expect(decode(logits, info, 'hi', pre.scripts, { mode: 'coverage', topK: 3 }).language).toBe('sco');
+    expect(decode(logits, info, 'hi', pre.scripts, { mode: 'traffic', topK: 3 }).language).toBe('eng');
+    const long = 'x'.repeat(200);
+    expect(decode(logits, info, long, pre.scripts, { mode: 'traffic', topK: 3 }).language).toBe('sco');
+  });
+  it('masks labels whose script is not in the text and restricts to candidates', () => {
+    const pre = preflight('hello') as { scripts: Set<string> };
+    const a = decode([0, 0, 10], info, 'hello', pre.scripts, { mode: 'coverage', topK: 3 });
+    expect(a.language).not.toBe('rus');
+    expect(a.top.map((t) => t.language)).not.toContain('rus');
+    expect(decode([0, 5, 0], info, 'hello', pre.scripts, { mode: 'coverage', topK: 1, candidates: ['eng'] }).language).toBe('eng');
+    const greek = preflight('γειά') as { scripts: Set<string> };
+    expect(decode([1, 1, 1], info, 'γειά', greek.scripts, { mode: 'coverage', topK: 1 }).label).toBe('zxx_Zxxx');
+  });
+});
+
+describe('languages', () => {
+  it('finds the 25 by code, 2-letter code, name, alias and individual code', () => {
+    expect(findQgLanguage('SW')?.code).toBe('swa');
+    expect(findQgLanguage('swh')?.code).toBe('swa');
+    expect(findQgLanguage('twi')?.code).toBe('aka');
+    expect(findQgLanguage('Sesotho')?.code).toBe('sot');
+    expect(findQgLanguage('deu')).toBeUndefined();
+    expect(languageName('plt')).toBe('Malagasy');
+    expect(languageName('deu')).toBe('deu');
+  });
+});
