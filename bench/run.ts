@@ -1,0 +1,79 @@
+/**
+ * `npm run bench`: requests/s and latency (autocannon) of /v1/language-id, single and
+ * batch of 64, through the whole embedded pipeline and with the pipeline bypassed
+ * (bench/direct-server.ts), so the pipeline's overhead shows as a ratio.
+ *
+ * Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (single-text
+ * requests in flight, default 64), BENCH_BATCH_CONNECTIONS (default 4),
+ * BENCH_MODEL (default lid-neural-608).
+ * The service and the baseline run as child processes; autocannon runs here.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
+const MODEL = process.env.BENCH_MODEL ?? 'lid-neural-608';
+const KEY = 'bench-key';
+
+// sentences of about 100 characters written for the tests (test/fixtures), not evaluation data
+const SENTENCES = readFileSync(join(ROOT, 'test/fixtures/lid-sentences.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t')[1]!);
+const BATCH = Array.from({ length: 64 }, (_, i) => SENTENCES[i % SENTENCES.length]!);
+
+function start(script: string, port: number, env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', API_KEYS: KEY, DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-')), BENCH_MODEL: MODEL, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function ready(port: number): Promise<void> {
+  const end = Date.now() + 60_000;
+  while (Date.now() < end) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/v1/language-id`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ text: 'warm up the model', model: MODEL }),
+      });
+      if (r.status === 200) return;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`server on port ${port} did not become ready`);
+}
+
+interface Row { scenario: string; 'requests/s': number; 'texts/s': number; 'p50 ms': number; 'p99 ms': number; errors: number; }
+
+async function load(scenario: string, port: number, path: string, bodies: object[], connections: number, textsPerRequest: number): Promise<Row> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`, connections, duration: DURATION,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+    requests: bodies.map((b) => ({ method: 'POST' as const, path, body: JSON.stringify(b) })),
+  });
+  const rps = result.requests.average;
+  return {
+    scenario, 'requests/s': Math.round(rps), 'texts/s': Math.round(rps * textsPerRequest),
+    'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99, errors: result.errors + result.non2xx,
+  };
+}
+
+const rows: Row[] = [];
+for (const [name, script, port] of [['pipeline', 'services/main.ts', 18181], ['direct', 'bench/direct-server.ts', 18182]] as const) {
+  const child = start(script, port);
+  try {
+    await ready(port);
+    rows.push(await load(`${name} single`, port, '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1));
+    rows.push(await load(`${name} batch of 64`, port, '/v1/language-id/batch', [{ texts: BATCH, model: MODEL }], BATCH_CONNECTIONS, 64));
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+console.log(`\n/v1/language-id, model ${MODEL}, ${DURATION} s per row, ${CONNECTIONS} connections (single), ${BATCH_CONNECTIONS} (batch), Node ${process.version}`);
+console.table(rows);
+const ratio = (a: string, b: string) => (rows.find((r) => r.scenario === a)!['requests/s'] / rows.find((r) => r.scenario === b)!['requests/s']).toFixed(2);
+console.log(`pipeline/direct throughput: single ${ratio('pipeline single', 'direct single')}, batch ${ratio('pipeline batch of 64', 'direct batch of 64')}`);
