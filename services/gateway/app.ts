@@ -43,6 +43,15 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { allowUnionTypes: true, coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false } },
   });
 
+  // an empty JSON body reads as null (POST /v1/warmup "with no body"); routes that need a
+  // body reject null through their schema. Fastify's own parser (secure-json-parse) does the rest.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, null);
+    jsonParser(req, String(body), done);
+  });
+
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ServiceError) return reply.code(err.status).send(err.toJSON());
     if (err.validation) return reply.code(400).send({ error: err.message, status: 400 });

@@ -65,14 +65,14 @@ export function dominantScript(text: string): string {
 
 /**
  * The Unicode scripts a label's script stands for: `Hans`/`Hant` are written in Han
- * (`Hani`), `Jpan` in Han and kana, `Kore` in Hangul and Han.
+ * (`Hani`), `Jpan` in Han and kana; Korean labels (`Hang`, `Kore`) need Hangul.
  * @param labelScript ISO 15924 code as used in labels
  */
 export function unicodeScriptsOf(labelScript: string): readonly string[] {
   switch (labelScript) {
     case 'Hans': case 'Hant': return ['Hani'];
     case 'Jpan': return ['Hira', 'Kana', 'Hani'];
-    case 'Kore': case 'Hang': return ['Hang', 'Hani'];
+    case 'Kore': case 'Hang': return ['Hang'];
     default: return [labelScript];
   }
 }

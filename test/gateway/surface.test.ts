@@ -100,6 +100,13 @@ describe('POST /v1/warmup', () => {
     expect(r).toEqual({ status: 202, body: { status: 'accepted', services: ['questions', 'language-id'] } });
     await until(() => svc.gateway.registry.isLoaded('language-id', 'lid-neural-608') || !svc.gateway.registry.canServe('language-id', 'lid-neural-608'), 20_000, 'model load');
   });
+  it('accepts an empty JSON body as no body', async () => {
+    const res = await svc.gateway.app.inject({ method: 'POST', url: '/v1/warmup', headers: { ...AUTH, 'content-type': 'application/json' }, payload: '' });
+    expect(res.statusCode).toBe(202);
+    const lid = await svc.gateway.app.inject({ method: 'POST', url: '/v1/language-id', headers: { ...AUTH, 'content-type': 'application/json' }, payload: '' });
+    expect(lid.statusCode).toBe(400);
+    expect(lid.json()).toMatchObject({ status: 400, error: expect.stringMatching(/body/) });
+  });
   it('loads the named services and rejects unknown names', async () => {
     expect((await post(svc, '/v1/warmup', { services: ['extract', 'decide'] })).body.services).toEqual(['extract', 'decide']);
     const bad = await post(svc, '/v1/warmup', { services: ['extract', 'teleport'] });

@@ -31,7 +31,9 @@ describe.each([
     expect(accuracy, `wrong: ${JSON.stringify(wrong)}`).toBeGreaterThanOrEqual(minAccuracy);
     expect(r.body.usage).toEqual({ texts: SENTENCES.length });
     for (const a of r.body.results) {
-      expect(a.top).toHaveLength(5);
+      // top_k entries, fewer only when fewer labels are written in the text's scripts
+      expect(a.top.length).toBeGreaterThanOrEqual(a.script === 'Latn' || a.script === 'Cyrl' || a.script === 'Arab' ? 5 : 1);
+      expect(a.top.length).toBeLessThanOrEqual(5);
       expect(a.label).toBe(`${a.language}_${a.script}`);
       expect(a.confidence).toBe(a.top[0].score);
       expect(a.confidence).toBeGreaterThan(0);

@@ -1,0 +1,46 @@
+/**
+ * The operator CLIs as a person runs them: `npm run keys` and `npm run usage`.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KeyStore } from '../services/keys/store.ts';
+import { Ledger } from '../services/billing/ledger.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const run = (script: string, args: string[], dataDir: string) =>
+  execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
+
+describe('npm run keys', () => {
+  it('creates a key shown once, lists it without the key, and revokes it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-'));
+    const created = JSON.parse(run('services/keys/cli.ts', ['create', '--name', 'ops', '--json'], dir));
+    expect(created).toMatchObject({ name: 'ops', key: expect.stringMatching(/^lms_/) });
+    const listed = run('services/keys/cli.ts', ['list', '--json'], dir);
+    expect(listed).toContain(created.id);
+    expect(listed).not.toContain(created.key);
+    const store = await KeyStore.open(join(dir, 'keys.db'), '', 0);
+    expect(await store.verify(created.key)).toEqual({ id: created.id, name: 'ops' });
+    expect(run('services/keys/cli.ts', ['revoke', 'ops'], dir)).toMatch(/revoked 1 key/);
+    expect(await store.verify(created.key)).toBeNull();
+    await store.close();
+    expect(() => run('services/keys/cli.ts', ['create'], dir)).toThrow(/--name/);
+  });
+});
+
+describe('npm run usage', () => {
+  it('reports the ledger per key, capability, model and unit over a time range', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-'));
+    const ledger = await Ledger.open(join(dir, 'ledger.db'));
+    await ledger.record([
+      { eventId: 'r:0', requestId: 'r', itemIndex: 0, keyId: 'k', capability: 'language_id', model: 'lid-lite-608', unit: 'texts', quantity: 1, timestampMs: Date.parse('2026-05-01T00:00:00Z') },
+      { eventId: 'r:1', requestId: 'r', itemIndex: 1, keyId: 'k', capability: 'language_id', model: 'lid-lite-608', unit: 'texts', quantity: 1, timestampMs: Date.parse('2026-05-01T00:00:00Z') },
+    ]);
+    await ledger.close();
+    const rows = JSON.parse(run('services/billing/cli.ts', ['--json', '--key', 'k'], dir));
+    expect(rows).toEqual([{ key_id: 'k', capability: 'language_id', model: 'lid-lite-608', unit: 'texts', quantity: 2, billable_units: 2, requests: 1 }]);
+    expect(JSON.parse(run('services/billing/cli.ts', ['--json', '--from', '2026-06-01'], dir))).toEqual([]);
+  });
+});
