@@ -28,7 +28,7 @@ const BATCH = Array.from({ length: 64 }, (_, i) => SENTENCES[i % SENTENCES.lengt
 
 function start(script: string, port: number, env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', API_KEYS: KEY, DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-')), BENCH_MODEL: MODEL, ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', API_KEYS: KEY, RATE_LIMIT_MAX: '1000000000', DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-')), BENCH_MODEL: MODEL, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -77,3 +77,8 @@ console.log(`\n/v1/language-id, model ${MODEL}, ${DURATION} s per row, ${CONNECT
 console.table(rows);
 const ratio = (a: string, b: string) => (rows.find((r) => r.scenario === a)!['requests/s'] / rows.find((r) => r.scenario === b)!['requests/s']).toFixed(2);
 console.log(`pipeline/direct throughput: single ${ratio('pipeline single', 'direct single')}, batch ${ratio('pipeline batch of 64', 'direct batch of 64')}`);
+const failed = rows.filter((r) => r.errors > 0);
+if (failed.length > 0) {
+  console.error(`non-2xx answers or errors in: ${failed.map((r) => r.scenario).join(', ')}; these figures are not valid`);
+  process.exitCode = 1;
+}
