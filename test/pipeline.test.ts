@@ -71,7 +71,7 @@ describe('pipeline', () => {
       // a reply for a correlation id nobody waits for
       const before = svc.gateway.correlator.late;
       await svc.transport.producer().send(svc.gateway.correlator.replyTopic, [{
-        value: svc.codec.encode('language-id/result', { output: null, failure: { status: 500, error: 'x' } }),
+        value: await svc.codec.encode('language-id/result', { output: null, failure: { status: 500, error: 'x' } }),
         headers: { [H.correlationId]: 'gone:0', [H.capability]: 'language-id' },
       }]);
       await until(() => svc.gateway.correlator.late === before + 1, 2000, 'late reply counted');

@@ -24,7 +24,7 @@ export class BillingConsumer {
     await this.consumer.run(async (batch) => {
       const events: UsageEvent[] = [];
       for (const m of batch.messages) {
-        try { events.push(this.codec.decode<UsageEvent>('common/usage', m.value)); } catch (err) {
+        try { events.push(await this.codec.decode<UsageEvent>('common/usage', m.value)); } catch (err) {
           this.log.error({ err, partition: m.partition, offset: m.offset }, 'undecodable usage event skipped');
         }
       }

@@ -35,12 +35,26 @@ export function loadSchemaFiles(dir = SCHEMA_DIR): Map<SchemaName, object> {
   return out;
 }
 
-/** Encodes and decodes events by schema name. */
+/**
+ * Encodes and decodes events by schema name. Asynchronous because the Kafka mode may
+ * have to fetch a writer schema from the Schema Registry.
+ */
 export interface EventCodec {
   /** @throws Error when `value` does not match the schema (message lists the path) */
-  encode(schema: SchemaName, value: unknown): Buffer;
+  encode(schema: SchemaName, value: unknown): Promise<Buffer>;
   /** @throws Error when `buf` is not a value of the schema */
-  decode<T = unknown>(schema: SchemaName, buf: Buffer): T;
+  decode<T = unknown>(schema: SchemaName, buf: Buffer): Promise<T>;
+}
+
+/**
+ * Checks a value against an avsc type.
+ * @throws Error naming the invalid fields
+ */
+export function assertValid(t: avro.Type, schema: SchemaName, value: unknown): void {
+  const errors: string[] = [];
+  if (!t.isValid(value, { errorHook: (path) => errors.push(path.join('.') || '(root)') })) {
+    throw new Error(`event does not match schema ${schema}: invalid field(s) ${errors.join(', ')}`);
+  }
 }
 
 /**
@@ -62,15 +76,12 @@ export class AvroCodec implements EventCodec {
     if (!t) throw new Error(`unknown event schema ${schema}`);
     return t;
   }
-  encode(schema: SchemaName, value: unknown): Buffer {
+  async encode(schema: SchemaName, value: unknown): Promise<Buffer> {
     const t = this.type(schema);
-    const errors: string[] = [];
-    if (!t.isValid(value, { errorHook: (path) => errors.push(path.join('.') || '(root)') })) {
-      throw new Error(`event does not match schema ${schema}: invalid field(s) ${errors.join(', ')}`);
-    }
+    assertValid(t, schema, value);
     return t.toBuffer(value);
   }
-  decode<T = unknown>(schema: SchemaName, buf: Buffer): T {
+  async decode<T = unknown>(schema: SchemaName, buf: Buffer): Promise<T> {
     return this.type(schema).fromBuffer(buf) as T;
   }
 }

@@ -78,7 +78,7 @@ export class Correlator {
       const capability = msg.headers[H.capability] as Capability;
       let result: ItemResult;
       try {
-        result = this.codec.decode(`${capability}/result` as SchemaName, msg.value);
+        result = await this.codec.decode(`${capability}/result` as SchemaName, msg.value);
       } catch (err) {
         this.log.error({ err, correlationId: id }, 'undecodable reply');
         result = { output: null, failure: { status: 500, error: 'the worker sent a result that does not decode' } };

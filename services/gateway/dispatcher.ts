@@ -50,10 +50,11 @@ export class Dispatcher {
   async dispatch<O>(capability: Capability, model: string, inputs: Array<Record<string, unknown>>, ctx: DispatchContext): Promise<Array<ItemResult<O>>> {
     this.assertServed(capability, model);
     const schema = `${capability}/request` as SchemaName;
+    const values = await Promise.all(inputs.map((input) => this.codec.encode(schema, input)));
     const waits: Array<Promise<ItemResult>> = [];
-    const messages = inputs.map((input, i) => {
+    const messages = inputs.map((_, i) => {
       const correlationId = `${ctx.requestId}:${i}`;
-      const value = this.codec.encode(schema, input);
+      const value = values[i]!;
       waits.push(this.correlator.expect(correlationId, ctx.deadline));
       return {
         key: correlationId,

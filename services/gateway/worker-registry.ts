@@ -23,7 +23,7 @@ export class WorkerRegistry {
     this.consumer = this.transport.consumer({ groupId: this.groupId, topics: [this.topic], fromBeginning: true });
     await this.consumer.run(async (b: Batch) => {
       for (const m of b.messages) {
-        const s = this.codec.decode<Status>('control/worker-status', m.value);
+        const s = await this.codec.decode<Status>('control/worker-status', m.value);
         if (s.stopping) this.workers.delete(s.instanceId);
         else this.workers.set(s.instanceId, { ...s, seen: Math.min(Date.now(), Number(s.timestampMs)) });
       }

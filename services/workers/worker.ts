@@ -122,7 +122,7 @@ export class CapabilityWorker {
     for (const m of models) queueDepth.set({ model: m.name }, m.queueDepth);
     await this.producer.send(this.topics.workers, [{
       key: this.instanceId,
-      value: this.opts.codec.encode('control/worker-status', {
+      value: await this.opts.codec.encode('control/worker-status', {
         instanceId: this.instanceId, capability: this.opts.capability, models, timestampMs: Date.now(), stopping,
       }),
     }]);
@@ -131,7 +131,7 @@ export class CapabilityWorker {
   private async handleControl(batch: Batch): Promise<void> {
     for (const msg of batch.messages) {
       let cmd: { capability: string; models: string[] };
-      try { cmd = this.opts.codec.decode('control/warmup', msg.value); } catch { continue; }
+      try { cmd = await this.opts.codec.decode('control/warmup', msg.value); } catch { continue; }
       if (cmd.capability !== this.opts.capability) continue;
       for (const model of cmd.models) void this.load(model).catch((err) => this.log.warn({ err, model }, 'warm-up failed'));
     }
@@ -163,10 +163,10 @@ export class CapabilityWorker {
     for (const msg of batch.messages) {
       let input: Item['input'];
       try {
-        input = this.opts.codec.decode(this.requestSchema, msg.value);
+        input = await this.opts.codec.decode(this.requestSchema, msg.value);
       } catch (err) {
         this.log.error({ err, offset: msg.offset, partition: msg.partition, correlationId: msg.headers[H.correlationId] }, 'undecodable request event');
-        const reply = this.failureMessage(msg, 400, `request event does not decode with schema ${this.requestSchema}`);
+        const reply = await this.failureMessage(msg, 400, `request event does not decode with schema ${this.requestSchema}`);
         if (reply) poison.push(reply.message);
         continue;
       }
@@ -223,17 +223,17 @@ export class CapabilityWorker {
     return results;
   }
 
-  private failureMessage(msg: ConsumedMessage, status: number, error: string): { message: OutgoingMessage } | null {
+  private async failureMessage(msg: ConsumedMessage, status: number, error: string): Promise<{ message: OutgoingMessage } | null> {
     if (!msg.headers[H.replyTopic]) return null;
-    return { message: this.resultMessage(msg, { output: null, failure: { status, error } }) };
+    return { message: await this.resultMessage(msg, { output: null, failure: { status, error } }) };
   }
 
-  private resultMessage(msg: ConsumedMessage, result: ItemResult): OutgoingMessage {
+  private async resultMessage(msg: ConsumedMessage, result: ItemResult): Promise<OutgoingMessage> {
     const h = msg.headers;
     return {
       partition: h[H.replyPartition] !== undefined ? Number(h[H.replyPartition]) : undefined,
       key: h[H.correlationId] ?? null,
-      value: this.opts.codec.encode(this.resultSchema, result),
+      value: await this.opts.codec.encode(this.resultSchema, result),
       headers: {
         [H.correlationId]: h[H.correlationId] ?? '', [H.replyTopic]: h[H.replyTopic] ?? '',
         ...(h[H.replyPartition] !== undefined ? { [H.replyPartition]: h[H.replyPartition]! } : {}),
@@ -251,10 +251,10 @@ export class CapabilityWorker {
   /** Publishes results (to each item's reply topic) and usage events in one call. */
   private async publish(items: Item[], results: ItemResult[]): Promise<void> {
     const entries: Array<{ topic: string; m: OutgoingMessage }> = [];
-    items.forEach((item, i) => {
+    for (const [i, item] of items.entries()) {
       const r = results[i]!;
       const h = item.msg.headers;
-      if (h[H.replyTopic]) entries.push({ topic: h[H.replyTopic]!, m: this.resultMessage(item.msg, r) });
+      if (h[H.replyTopic]) entries.push({ topic: h[H.replyTopic]!, m: await this.resultMessage(item.msg, r) });
       if (r.output) {
         const requestId = h[H.requestId] ?? `${item.msg.topic}:${item.msg.partition}:${item.msg.offset}`;
         const itemIndex = Number(h[H.itemIndex] ?? 0);
@@ -262,7 +262,7 @@ export class CapabilityWorker {
           topic: this.topics.usage,
           m: {
             key: h[H.keyId] ?? 'anonymous',
-            value: this.opts.codec.encode('common/usage', {
+            value: await this.opts.codec.encode('common/usage', {
               eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId: h[H.keyId] ?? 'anonymous',
               capability: AVRO_CAPABILITY[this.opts.capability], model: item.input.model, unit: BILLING_UNIT[this.opts.capability],
               quantity: quantity(this.opts.capability, r.output as Record<string, unknown>), timestampMs: Date.now(),
@@ -270,7 +270,7 @@ export class CapabilityWorker {
           },
         });
       }
-    });
+    }
     if (entries.length > 0) await this.producer.sendBatch(this.groupByTopic(entries));
   }
 

@@ -9,15 +9,15 @@ describe('AvroCodec', () => {
     for (const c of CAPABILITIES) expect(names).toEqual(expect.arrayContaining([`${c}/request`, `${c}/result`]));
     expect(names).toContain('common/usage');
   });
-  it('round-trips an event', () => {
+  it('round-trips an event', async () => {
     const req = { text: 'hello', model: 'lid-lite-608', mode: 'traffic', topK: 3, candidates: null };
-    expect(codec.decode('language-id/request', codec.encode('language-id/request', req))).toEqual(req);
+    expect(await codec.decode('language-id/request', await codec.encode('language-id/request', req))).toEqual(req);
   });
-  it('refuses an event that does not match its schema, naming the field', () => {
-    expect(() => codec.encode('language-id/request', { text: 'x', model: 'm', mode: 'fast', topK: 3, candidates: null })).toThrow(/mode/);
-    expect(() => codec.encode('common/usage', { eventId: 'x' })).toThrow(/does not match schema common\/usage/);
+  it('refuses an event that does not match its schema, naming the field', async () => {
+    await expect(codec.encode('language-id/request', { text: 'x', model: 'm', mode: 'fast', topK: 3, candidates: null })).rejects.toThrow(/mode/);
+    await expect(codec.encode('common/usage', { eventId: 'x' })).rejects.toThrow(/does not match schema common\/usage/);
   });
-  it('refuses bytes that are not an event', () => {
-    expect(() => codec.decode('decide/request', Buffer.from([0xff, 0xff, 0xff]))).toThrow();
+  it('refuses bytes that are not an event', async () => {
+    await expect(codec.decode('decide/request', Buffer.from([0xff, 0xff, 0xff]))).rejects.toThrow();
   });
 });

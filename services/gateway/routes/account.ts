@@ -26,10 +26,10 @@ export const accountRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
   }, async (req, reply) => {
     const services = (req.body as { services?: string[] } | null)?.services ?? DEFAULT_WARMUP;
     const now = Date.now();
-    await deps.producer.send(deps.topics.control, services.map((s) => ({
+    await deps.producer.send(deps.topics.control, await Promise.all(services.map(async (s) => ({
       key: s,
-      value: deps.codec.encode('control/warmup', { capability: WARMUP_SERVICES[s], models: modelsOf(WARMUP_SERVICES[s]!), requestedAtMs: now }),
-    })));
+      value: await deps.codec.encode('control/warmup', { capability: WARMUP_SERVICES[s], models: modelsOf(WARMUP_SERVICES[s]!), requestedAtMs: now }),
+    }))));
     return reply.code(202).send({ status: 'accepted', services: [...new Set(services)] });
   });
 
