@@ -70,6 +70,14 @@ export class AvroCodec implements EventCodec {
     const order = [...files.keys()].sort((a, b) => Number(b.startsWith('common/')) - Number(a.startsWith('common/')));
     for (const name of order) this.types.set(name, avro.Type.forSchema(files.get(name) as avro.Schema, { registry }));
   }
+  /** Names of the loaded schemas. */
+  names(): SchemaName[] { return [...this.types.keys()]; }
+
+  /** A schema as self-contained JSON (named types it refers to are inlined), for a registry. */
+  schemaJson(schema: SchemaName): object {
+    return this.type(schema).schema({ exportAttrs: true }) as object;
+  }
+
   /** The avsc type of a schema. */
   type(schema: SchemaName): avro.Type {
     const t = this.types.get(schema);

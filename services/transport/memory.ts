@@ -192,6 +192,10 @@ class MemoryConsumer implements Consumer {
 
   ready(): Promise<void> { return this.readyPromise; }
 
+  private paused = false;
+  pause(): void { this.paused = true; }
+  resume(): void { this.paused = false; this.wake?.(); }
+
   async run(handler: BatchHandler): Promise<void> {
     this.handler = handler;
     this.running = true;
@@ -204,7 +208,7 @@ class MemoryConsumer implements Consumer {
     const max = this.options.maxBatchSize ?? 500;
     while (this.running) {
       let started = false;
-      for (const [topic, partition] of this.assignment) {
+      for (const [topic, partition] of this.paused ? [] : this.assignment) {
         const k = `${topic}:${partition}`;
         if (this.inFlight.has(k)) continue;
         const from = Math.max(this.group!.committed.get(k) ?? 0, this.log.startOffset(topic, partition));

@@ -72,6 +72,10 @@ export interface Consumer {
   stop(): Promise<void>;
   /** Resolves when the consumer has its first partition assignment. */
   ready(): Promise<void>;
+  /** Stops fetching new batches (backpressure); batches in flight go on. */
+  pause(): void;
+  /** Fetches again after {@link pause}. */
+  resume(): void;
 }
 
 /** Topic settings applied at start-up. */

@@ -1,0 +1,68 @@
+/**
+ * Kafka-mode codec: Avro in the Confluent wire format (magic byte, 4-byte schema id,
+ * Avro binary), through @kafkajs/confluent-schema-registry. At start-up every schema of
+ * `schemas/` is registered under its subject with BACKWARD compatibility; a schema that
+ * breaks compatibility stops the start with an error naming the subject. Decoding
+ * resolves the writer's schema (fetched by id) to this build's reader schema, so
+ * messages written with an older version still decode.
+ */
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { AvroCodec, assertValid, type EventCodec, type SchemaName } from './codec.ts';
+
+/**
+ * Subject of each schema: `<logical topic>-value` (Confluent TopicNameStrategy). Results
+ * travel on per-gateway reply topics, so their subject names the capability's logical
+ * results topic `<prefix>.<capability>.results` (docs/kafka.md).
+ */
+export function subjectFor(schema: SchemaName, prefix: string): string | null {
+  const [folder, kind] = schema.split('/') as [string, string];
+  if (folder === 'common') return kind === 'usage' ? `${prefix}.usage-value` : null;
+  if (folder === 'control') return kind === 'warmup' ? `${prefix}.control-value` : `${prefix}.workers-value`;
+  return `${prefix}.${folder}.${kind === 'request' ? 'requests' : 'results'}-value`;
+}
+
+/** Error raised when a schema cannot be registered. */
+export class SchemaRegistrationError extends Error {
+  readonly code = 'SCHEMA_INCOMPATIBLE';
+}
+
+/** See the module comment. */
+export class RegistryCodec implements EventCodec {
+  private readonly ids = new Map<SchemaName, number>();
+  private constructor(private readonly registry: SchemaRegistry, private readonly local: AvroCodec) {}
+
+  /**
+   * Connects to the registry and registers every schema.
+   * @throws SchemaRegistrationError when a schema is incompatible with the latest version of its subject
+   */
+  static async create(url: string, prefix: string, schemaDir?: string): Promise<RegistryCodec> {
+    const registry = new SchemaRegistry({ host: url, retry: { retries: 5 } });
+    const local = new AvroCodec(schemaDir);
+    const codec = new RegistryCodec(registry, local);
+    for (const name of local.names()) {
+      const subject = subjectFor(name, prefix);
+      if (!subject) continue;
+      try {
+        const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(local.schemaJson(name)) }, { subject, compatibility: 'BACKWARD' as never });
+        codec.ids.set(name, id);
+      } catch (err) {
+        throw new SchemaRegistrationError(`schema ${name} cannot be registered under subject ${subject} at ${url}: ${(err as Error).message}`, { cause: err });
+      }
+    }
+    return codec;
+  }
+
+  /** Schema id registered for a schema name. */
+  idOf(schema: SchemaName): number | undefined { return this.ids.get(schema); }
+
+  async encode(schema: SchemaName, value: unknown): Promise<Buffer> {
+    const id = this.ids.get(schema);
+    if (id === undefined) throw new Error(`schema ${schema} is not registered`);
+    assertValid(this.local.type(schema), schema, value);
+    return this.registry.encode(id, value);
+  }
+
+  async decode<T = unknown>(schema: SchemaName, buf: Buffer): Promise<T> {
+    return (await this.registry.decode(buf, { [SchemaType.AVRO]: { readerSchema: this.local.schemaJson(schema) } } as never)) as T;
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * The Kafka transport (kafkajs). Producer: acks=all, compression, and a short linger
+ * that gathers the send() calls of many requests into one `sendBatch`. Consumers:
+ * `eachBatch` with manual offset resolution; a batch's offsets are committed only after
+ * the handler resolved, heartbeats are sent from the batch loop while the handler runs,
+ * and a batch whose partition was revoked meanwhile is not committed.
+ */
+import { CompressionTypes, Kafka, Partitioners, logLevel, type Consumer as KConsumer, type KafkaConfig, type Producer as KProducer, type SASLOptions } from 'kafkajs';
+import type { Logger } from 'pino';
+import {
+  type Batch, type BatchHandler, type ConsumedMessage, type Consumer, type ConsumerOptions, type OutgoingMessage,
+  type Producer, type TopicSpec, type Transport, TransportError,
+} from './types.ts';
+
+/** Settings of the Kafka transport (validated in services/config.ts). Times in ms. */
+export interface KafkaTransportOptions {
+  brokers: string[];
+  clientId: string;
+  ssl?: boolean;
+  sasl?: SASLOptions;
+  /** how long send() calls are gathered before one sendBatch (default 1) */
+  lingerMs?: number;
+  /** a gathered batch is sent at once when it holds this many messages (default 500) */
+  maxBatchMessages?: number;
+  compression?: 'none' | 'gzip';
+  /** broker wait for an empty fetch (default 100; keep small on the mock cluster) */
+  fetchMaxWaitMs?: number;
+  /** partitions a consumer processes at once (default 4) */
+  partitionsConsumedConcurrently?: number;
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  /** replication factor of topics created at start-up (default 1) */
+  replicationFactor?: number;
+  logger?: Logger;
+}
+
+const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = { [logLevel.ERROR]: 'error', [logLevel.WARN]: 'warn', [logLevel.INFO]: 'info', [logLevel.DEBUG]: 'debug' };
+
+function headersOf(h: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h ?? {})) if (v !== undefined && v !== null) out[k] = Buffer.isBuffer(v) ? v.toString('utf8') : String(v);
+  return out;
+}
+
+/** Kafka implementation of {@link Transport}. */
+export class KafkaTransport implements Transport {
+  readonly kafka: Kafka;
+  private producerInstance?: LingerProducer;
+  private readonly consumers = new Set<KafkaConsumer>();
+  readonly options: Required<Omit<KafkaTransportOptions, 'ssl' | 'sasl' | 'logger'>> & KafkaTransportOptions;
+
+  constructor(options: KafkaTransportOptions) {
+    this.options = {
+      lingerMs: 1, maxBatchMessages: 500, compression: 'gzip', fetchMaxWaitMs: 100, partitionsConsumedConcurrently: 4,
+      sessionTimeoutMs: 30_000, heartbeatIntervalMs: 3000, replicationFactor: 1, ...options,
+    };
+    const log = options.logger;
+    const config: KafkaConfig = {
+      clientId: options.clientId, brokers: options.brokers, ssl: options.ssl, sasl: options.sasl,
+      logLevel: log ? logLevel.WARN : logLevel.NOTHING,
+      logCreator: () => ({ level, log: entry }) => {
+        const { message, ...rest } = entry.log;
+        log?.[LEVELS[level] ?? 'info']({ kafka: rest, namespace: entry.namespace }, message);
+      },
+    };
+    this.kafka = new Kafka(config);
+  }
+
+  /** Creates missing topics with the admin client; brokers that refuse (or auto-create) are tolerated. */
+  async ensureTopics(specs: TopicSpec[]): Promise<void> {
+    if (specs.length === 0) return;
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics().catch(() => [] as string[]));
+      const missing = specs.filter((s) => !existing.has(s.name));
+      if (missing.length === 0) return;
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((s) => ({
+            topic: s.name, numPartitions: s.partitions, replicationFactor: this.options.replicationFactor,
+            configEntries: s.retentionMs ? [{ name: 'retention.ms', value: String(s.retentionMs) }] : [],
+          })),
+        });
+      } catch (err) {
+        // e.g. librdkafka's mock cluster, or brokers where clients may not create topics:
+        // fall back to auto-creation through a metadata request
+        this.options.logger?.warn({ err: (err as Error).message, topics: missing.map((s) => s.name) }, 'createTopics failed; relying on auto-creation');
+        await admin.fetchTopicMetadata({ topics: missing.map((s) => s.name) }).catch(() => undefined);
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async partitionCount(topic: string): Promise<number> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const md = await admin.fetchTopicMetadata({ topics: [topic] });
+      return md.topics[0]?.partitions.length ?? 0;
+    } catch { return 0; } finally { await admin.disconnect(); }
+  }
+
+  producer(): Producer {
+    // kafkajs' DefaultPartitioner is Kafka's murmur2 partitioner, as in the embedded log
+    this.producerInstance ??= new LingerProducer(this.kafka.producer({ allowAutoTopicCreation: true, createPartitioner: Partitioners.DefaultPartitioner }), this.options);
+    return this.producerInstance;
+  }
+
+  consumer(options: ConsumerOptions): Consumer {
+    const c = new KafkaConsumer(this.kafka, options, this.options);
+    this.consumers.add(c);
+    return c;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((c) => c.stop()));
+    await this.producerInstance?.close();
+  }
+}
+
+interface Pending { topic: string; messages: OutgoingMessage[]; resolve(): void; reject(e: Error): void; }
+
+/** Gathers send() calls for `lingerMs` (or `maxBatchMessages`) into one acks=all sendBatch. */
+class LingerProducer implements Producer {
+  private pending: Pending[] = [];
+  private count = 0;
+  private timer?: NodeJS.Timeout;
+  private connected?: Promise<void>;
+
+  constructor(private readonly producer: KProducer, private readonly o: KafkaTransport['options']) {}
+
+  private connect(): Promise<void> {
+    this.connected ??= this.producer.connect();
+    return this.connected;
+  }
+
+  send(topic: string, messages: OutgoingMessage[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ topic, messages, resolve, reject });
+      this.count += messages.length;
+      if (this.count >= this.o.maxBatchMessages) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), this.o.lingerMs);
+    });
+  }
+
+  async sendBatch(topicMessages: Array<{ topic: string; messages: OutgoingMessage[] }>): Promise<void> {
+    await Promise.all(topicMessages.map((t) => this.send(t.topic, t.messages)));
+  }
+
+  private flush(): void {
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    const batch = this.pending;
+    this.pending = [];
+    this.count = 0;
+    if (batch.length === 0) return;
+    const byTopic = new Map<string, OutgoingMessage[]>();
+    for (const p of batch) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), ...p.messages]);
+    this.connect()
+      .then(() => this.producer.sendBatch({
+        acks: -1,
+        compression: this.o.compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None,
+        topicMessages: [...byTopic].map(([topic, messages]) => ({
+          topic,
+          messages: messages.map((m) => ({
+            key: m.key ?? null, value: m.value, headers: m.headers, partition: m.partition,
+          })),
+        })),
+      }))
+      .then(() => { for (const p of batch) p.resolve(); })
+      .catch((err: Error) => { const e = new TransportError(`produce failed: ${err.message}`, { cause: err }); for (const p of batch) p.reject(e); });
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+    if (this.connected) await this.producer.disconnect();
+  }
+}
+
+/** A kafkajs consumer running a {@link BatchHandler}. */
+class KafkaConsumer implements Consumer {
+  private consumer?: KConsumer;
+  private readyResolve!: () => void;
+  private readonly readyPromise = new Promise<void>((r) => (this.readyResolve = r));
+
+  constructor(private readonly kafka: Kafka, private readonly options: ConsumerOptions, private readonly o: KafkaTransport['options']) {}
+
+  ready(): Promise<void> { return this.readyPromise; }
+
+  async run(handler: BatchHandler): Promise<void> {
+    const c = this.kafka.consumer({
+      groupId: this.options.groupId,
+      maxWaitTimeInMs: this.o.fetchMaxWaitMs,
+      sessionTimeout: this.o.sessionTimeoutMs,
+      heartbeatInterval: this.o.heartbeatIntervalMs,
+      allowAutoTopicCreation: true,
+      retry: { retries: 10 },
+    });
+    this.consumer = c;
+    c.on(c.events.GROUP_JOIN, (e) => { if (Object.keys(e.payload.memberAssignment).length > 0) this.readyResolve(); });
+    await c.connect();
+    for (const topic of this.options.topics) await c.subscribe({ topic, fromBeginning: this.options.fromBeginning ?? false });
+    const maxBatch = this.options.maxBatchSize ?? 500;
+    await c.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.o.partitionsConsumedConcurrently,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        for (let start = 0; start < batch.messages.length && isRunning() && !isStale(); start += maxBatch) {
+          const slice = batch.messages.slice(start, start + maxBatch);
+          const messages: ConsumedMessage[] = slice.map((m) => ({
+            topic: batch.topic, partition: batch.partition, offset: Number(m.offset), key: m.key ? m.key.toString('utf8') : null,
+            value: m.value ?? Buffer.alloc(0), headers: headersOf(m.headers), timestamp: Number(m.timestamp),
+          }));
+          const b: Batch = { topic: batch.topic, partition: batch.partition, messages };
+          let settled = false;
+          const done = handler(b).finally(() => { settled = true; });
+          // heartbeat from the batch loop while the handler works
+          while (!settled) {
+            await Promise.race([done.catch(() => undefined), new Promise((r) => setTimeout(r, this.o.heartbeatIntervalMs))]);
+            if (!settled) await heartbeat().catch(() => undefined);
+          }
+          await done; // a failure leaves the offsets uncommitted; kafkajs retries the batch
+          if (isStale()) return; // partition revoked meanwhile: its new owner runs it again
+          const last = slice[slice.length - 1]!.offset;
+          resolveOffset(last);
+          await c.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(Number(last) + 1) }]);
+          await heartbeat().catch(() => undefined);
+        }
+      },
+    });
+  }
+
+  /** Stops fetching from the consumer's topics (backpressure). */
+  pause(): void { this.consumer?.pause(this.options.topics.map((topic) => ({ topic }))); }
+  /** Resumes after {@link pause}. */
+  resume(): void { this.consumer?.resume(this.options.topics.map((topic) => ({ topic }))); }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+    this.consumer = undefined;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The project's Schema Registry, driven by the real Confluent client
+ * (@kafkajs/confluent-schema-registry) over HTTP.
+ */
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import type { FastifyInstance } from 'fastify';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA_DIR } from '../../services/events/codec.ts';
+import { RegistryCodec } from '../../services/events/registry-codec.ts';
+import { buildRegistry } from '../../services/registry/server.ts';
+
+let app: FastifyInstance;
+let url: string;
+beforeAll(async () => {
+  app = await buildRegistry({ file: ':memory:' });
+  url = await app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => { await app.close(); });
+
+const v1 = { type: 'record', name: 'Thing', namespace: 't', fields: [{ name: 'a', type: 'string' }] };
+const v2 = { ...v1, fields: [...v1.fields, { name: 'b', type: 'int', default: 7 }] };
+const broken = { ...v1, fields: [...v1.fields, { name: 'c', type: 'int' }] };
+
+describe('schema registry', () => {
+  it('registers, finds by id and by subject, and keeps ids stable', async () => {
+    const client = new SchemaRegistry({ host: url });
+    const { id } = await client.register({ type: SchemaType.AVRO, schema: JSON.stringify(v1) }, { subject: 's1-value' });
+    expect((await client.register({ type: SchemaType.AVRO, schema: JSON.stringify(v1) }, { subject: 's1-value' })).id).toBe(id);
+    expect(JSON.parse(await client.getSchema(id).then((s) => JSON.stringify((s as { schema(): object }).schema())))).toMatchObject({ name: 't.Thing' });
+    expect(await client.getLatestSchemaId('s1-value')).toBe(id);
+    const latest = await (await fetch(`${url}/subjects/s1-value/versions/latest`)).json();
+    expect(latest).toMatchObject({ subject: 's1-value', id, version: 1 });
+  });
+  it('accepts a BACKWARD-compatible change and rejects an incompatible one', async () => {
+    const client = new SchemaRegistry({ host: url });
+    await client.register({ type: SchemaType.AVRO, schema: JSON.stringify(v1) }, { subject: 's2-value' });
+    const { id: id2 } = await client.register({ type: SchemaType.AVRO, schema: JSON.stringify(v2) }, { subject: 's2-value' });
+    expect(id2).toBeGreaterThan(0);
+    await expect(client.register({ type: SchemaType.AVRO, schema: JSON.stringify({ ...v2, fields: [...v2.fields, broken.fields[1]] }) }, { subject: 's2-value' }))
+      .rejects.toThrow(/incompatible/);
+    const check = await (await fetch(`${url}/compatibility/subjects/s2-value/versions/latest`, {
+      method: 'POST', headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' }, body: JSON.stringify({ schema: JSON.stringify(broken) }),
+    })).json();
+    expect(check).toEqual({ is_compatible: false });
+  });
+  it('decodes a message produced with an older schema version into the new reader schema', async () => {
+    const client = new SchemaRegistry({ host: url });
+    const { id: old } = await client.register({ type: SchemaType.AVRO, schema: JSON.stringify(v1) }, { subject: 's3-value' });
+    await client.register({ type: SchemaType.AVRO, schema: JSON.stringify(v2) }, { subject: 's3-value' });
+    const bytes = await client.encode(old, { a: 'hello' });
+    const reader = new SchemaRegistry({ host: url }); // fresh cache: fetches the writer schema by id
+    expect(await reader.decode(bytes, { [SchemaType.AVRO]: { readerSchema: v2 } } as never)).toEqual({ a: 'hello', b: 7 });
+  });
+  it('registers the project schemas at start-up, and a breaking change fails the start with the subject named', async () => {
+    const codec = await RegistryCodec.create(url, 'p1');
+    const req = { text: 'hi', model: 'lid-lite-608', mode: 'traffic', topK: 3, candidates: null };
+    const buf = await codec.encode('language-id/request', req);
+    expect(buf[0]).toBe(0); // Confluent wire format: magic byte, then the schema id
+    expect(buf.readInt32BE(1)).toBe(codec.idOf('language-id/request'));
+    expect(await codec.decode('language-id/request', buf)).toEqual(req);
+    // a copy of schemas/ where a request gains a field without a default: not BACKWARD compatible
+    const dir = mkdtempSync(join(tmpdir(), 'schemas-'));
+    cpSync(SCHEMA_DIR, dir, { recursive: true });
+    const file = join(dir, 'language-id', 'request.avsc');
+    const s = JSON.parse(readFileSync(file, 'utf8'));
+    s.fields.push({ name: 'priority', type: 'int' });
+    writeFileSync(file, JSON.stringify(s));
+    await expect(RegistryCodec.create(url, 'p1', dir)).rejects.toThrow(/language-id\/request cannot be registered under subject p1\.language-id\.requests-value/);
+  });
+});
