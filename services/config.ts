@@ -26,6 +26,23 @@ const schema = {
     RATE_LIMIT_MAX: { type: 'integer', default: 6000, minimum: 1 },
     RATE_LIMIT_WINDOW_MS: { type: 'integer', default: 60000, minimum: 1 },
     WORKER_HEARTBEAT_MS: { type: 'integer', default: 2000, minimum: 10 },
+    TRANSPORT: { type: 'string', default: 'memory', enum: ['memory', 'kafka'] },
+    KAFKA_BROKERS: { type: 'string', default: 'localhost:9092' },
+    KAFKA_CLIENT_ID: { type: 'string', default: 'lmstream' },
+    KAFKA_SSL: { type: 'boolean', default: false },
+    KAFKA_SASL_MECHANISM: { type: 'string', default: '', enum: ['', 'plain', 'scram-sha-256', 'scram-sha-512'] },
+    KAFKA_SASL_USERNAME: { type: 'string', default: '' },
+    KAFKA_SASL_PASSWORD: { type: 'string', default: '' },
+    KAFKA_LINGER_MS: { type: 'integer', default: 1, minimum: 0 },
+    KAFKA_COMPRESSION: { type: 'string', default: 'gzip', enum: ['none', 'gzip'] },
+    KAFKA_FETCH_MAX_WAIT_MS: { type: 'integer', default: 100, minimum: 1 },
+    KAFKA_REPLICATION_FACTOR: { type: 'integer', default: 1, minimum: 1 },
+    SCHEMA_REGISTRY_URL: { type: 'string', default: '' },
+    SCHEMA_REGISTRY_PORT: { type: 'integer', default: 8081, minimum: 0, maximum: 65535 },
+    DATABASE_URL: { type: 'string', default: '' },
+    DLQ_MAX_ATTEMPTS: { type: 'integer', default: 3, minimum: 1 },
+    KAFKA_SESSION_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 1000 },
+    BATCH_MAX_QUEUE_DELAY_MS: { type: 'integer', default: -1, minimum: -1 },
   },
 } as const;
 
@@ -50,6 +67,33 @@ export interface Config {
   RATE_LIMIT_MAX: number;
   RATE_LIMIT_WINDOW_MS: number;
   WORKER_HEARTBEAT_MS: number;
+  /** event log: `memory` (embedded) or `kafka` */
+  TRANSPORT: 'memory' | 'kafka';
+  /** comma-separated host:port list */
+  KAFKA_BROKERS: string;
+  KAFKA_CLIENT_ID: string;
+  KAFKA_SSL: boolean;
+  KAFKA_SASL_MECHANISM: '' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  KAFKA_SASL_USERNAME: string;
+  KAFKA_SASL_PASSWORD: string;
+  /** producer linger, ms */
+  KAFKA_LINGER_MS: number;
+  KAFKA_COMPRESSION: 'none' | 'gzip';
+  /** broker wait on an empty fetch, ms */
+  KAFKA_FETCH_MAX_WAIT_MS: number;
+  KAFKA_REPLICATION_FACTOR: number;
+  /** Confluent-compatible registry; empty in Kafka mode = this process serves its own */
+  SCHEMA_REGISTRY_URL: string;
+  /** port of the project's own registry when it is served */
+  SCHEMA_REGISTRY_PORT: number;
+  /** PostgreSQL URL of the ledger and key store in distributed mode; empty = SQLite under DATA_DIR */
+  DATABASE_URL: string;
+  /** attempts before a failing request item goes to the dead-letter topic */
+  DLQ_MAX_ATTEMPTS: number;
+  /** consumer session timeout: how long a dead worker keeps its partitions, ms */
+  KAFKA_SESSION_TIMEOUT_MS: number;
+  /** when >= 0, overrides every model's max_queue_delay_ms */
+  BATCH_MAX_QUEUE_DELAY_MS: number;
 }
 
 /**

@@ -1,20 +1,32 @@
 /**
- * `npm start`: runs the service in embedded mode and listens on HOST:PORT.
- * Stops gracefully on SIGINT/SIGTERM (in-flight batches finish and are committed).
+ * `npm start [-- --service <name> ...]`: runs services in one process.
+ * - `TRANSPORT=memory` (default): embedded mode, every service in this process.
+ * - `TRANSPORT=kafka`: the named services (default all) over Kafka; services are
+ *   `gateway`, `worker:<capability>`, `billing`, `registry`.
+ * The gateway listens on HOST:PORT. SIGINT/SIGTERM stop gracefully (in-flight batches
+ * finish and are committed).
  */
+import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
-import { startEmbedded } from './embedded.ts';
+import { parseServices, startRuntime } from './runtime.ts';
 
+const { values } = parseArgs({ options: { service: { type: 'string', multiple: true, default: [] } } });
 const config = loadConfig();
-const service = await startEmbedded(config);
-await service.gateway.app.listen({ port: config.PORT, host: config.HOST });
+const services = config.TRANSPORT === 'memory' ? parseServices([]) : parseServices(values.service ?? []);
+if (config.TRANSPORT === 'memory' && (values.service?.length ?? 0) > 0) {
+  console.error('--service needs TRANSPORT=kafka: embedded mode runs every service in one process');
+  process.exit(2);
+}
+const rt = await startRuntime(config, { services });
+if (rt.gateway) await rt.gateway.app.listen({ port: config.PORT, host: config.HOST });
+rt.logger.info({ services, transport: config.TRANSPORT }, 'started');
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    service.logger.info({ signal }, 'shutting down');
-    service.close().then(() => process.exit(0), (err) => { service.logger.error({ err }, 'shutdown failed'); process.exit(1); });
+    rt.logger.info({ signal }, 'shutting down');
+    rt.close().then(() => process.exit(0), (err) => { rt.logger.error({ err }, 'shutdown failed'); process.exit(1); });
   });
 }

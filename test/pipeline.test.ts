@@ -84,7 +84,7 @@ describe('pipeline', () => {
     expect(r).toEqual({ status: 503, body: { error: 'no worker serves language-id; model lid-lite-608 is unavailable', status: 503 } });
   });
 
-  it('answers a request event that does not decode with a 400 result instead of losing the partition', async () => {
+  it('answers a request event that does not decode with a 400 result and parks it in the dead-letter topic', async () => {
     const svc = await service();
     const topics = topicsFor('lmstream');
     const wait = svc.gateway.correlator.expect('poison:0', Date.now() + 5000);
@@ -94,6 +94,9 @@ describe('pipeline', () => {
     }]);
     const result = await wait;
     expect(result.failure).toMatchObject({ status: 400 });
+    const [dead] = svc.transport.read(topics.deadLetter('language-id'), 0, 0, 10);
+    expect(dead!.value.toString()).toBe('not avro at all');
+    expect(dead!.headers).toMatchObject({ [H.correlationId]: 'poison:0', [H.attempts]: '1', error: expect.stringMatching(/does not decode/) });
     // the worker goes on serving
     expect((await post(svc, '/v1/language-id', { text: 'Good morning, how are you today?', model: 'lid-lite-608' })).body.language).toBe('eng');
   });

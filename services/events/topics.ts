@@ -15,6 +15,8 @@ export interface Topics {
   workers: string;
   /** `<prefix>.control`: warm-up commands */
   control: string;
+  /** `<prefix>.<capability>.dlq`: request events that failed DLQ_MAX_ATTEMPTS times or do not decode */
+  deadLetter(c: Capability): string;
 }
 
 /** Topic names for a prefix. */
@@ -25,6 +27,7 @@ export function topicsFor(prefix: string): Topics {
     usage: `${prefix}.usage`,
     workers: `${prefix}.workers`,
     control: `${prefix}.control`,
+    deadLetter: (c) => `${prefix}.${c}.dlq`,
   };
 }
 
@@ -44,4 +47,10 @@ export const H = {
   /** ms since the epoch after which nobody waits for the result */
   deadline: 'deadline',
   capability: 'capability',
+  /** dead-letter events: why the item failed */
+  error: 'error',
+  /** dead-letter events: how many times it was tried */
+  attempts: 'attempts',
+  /** dead-letter events: where it came from, `<topic>:<partition>:<offset>` */
+  source: 'source',
 } as const;

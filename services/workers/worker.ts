@@ -85,7 +85,12 @@ export class CapabilityWorker {
       }, this.log);
     }
     const requests = this.topics.requests(capability);
-    await transport.ensureTopics([{ name: requests, partitions: config.TOPIC_PARTITIONS }]);
+    await transport.ensureTopics([
+      { name: requests, partitions: config.TOPIC_PARTITIONS },
+      { name: this.topics.deadLetter(capability), partitions: 1 },
+      { name: this.topics.workers, partitions: 1, retentionMs: 60_000 },
+      { name: this.topics.control, partitions: 1, retentionMs: 3_600_000 },
+    ]);
     this.consumer = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.workers.${capability}`, topics: [requests], fromBeginning: true });
     await this.consumer.run((b) => this.handleBatch(b));
     this.control = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.control.${this.instanceId}`, topics: [this.topics.control] });
@@ -159,15 +164,18 @@ export class CapabilityWorker {
   /** Handles one consumed batch; resolves (and so commits) once every item's result is published. */
   private async handleBatch(batch: Batch): Promise<void> {
     const work: Array<Promise<unknown>> = [];
-    const poison: OutgoingMessage[] = [];
+    const poison: Array<{ topic: string; m: OutgoingMessage }> = [];
     for (const msg of batch.messages) {
       let input: Item['input'];
       try {
         input = await this.opts.codec.decode(this.requestSchema, msg.value);
       } catch (err) {
-        this.log.error({ err, offset: msg.offset, partition: msg.partition, correlationId: msg.headers[H.correlationId] }, 'undecodable request event');
-        const reply = await this.failureMessage(msg, 400, `request event does not decode with schema ${this.requestSchema}`);
-        if (reply) poison.push(reply.message);
+        // a poison event: answer it (when it names a reply topic) and park it in the dead-letter topic
+        const error = `request event does not decode with schema ${this.requestSchema}: ${(err as Error).message}`;
+        this.log.error({ err, offset: msg.offset, partition: msg.partition, correlationId: msg.headers[H.correlationId] }, 'undecodable request event sent to the dead-letter topic');
+        poison.push({ topic: this.topics.deadLetter(this.opts.capability), m: this.deadLetter(msg, error, 1) });
+        const reply = await this.failureMessage(msg, 400, error);
+        if (reply) poison.push({ topic: msg.headers[H.replyTopic]!, m: reply.message });
         continue;
       }
       const deadline = Number(msg.headers[H.deadline] ?? Infinity);
@@ -177,8 +185,16 @@ export class CapabilityWorker {
         throw err;
       }));
     }
-    if (poison.length > 0) await this.producer.sendBatch(this.groupByTopic(poison.map((m) => ({ topic: m.headers![H.replyTopic]!, m }))));
+    if (poison.length > 0) await this.producer.sendBatch(this.groupByTopic(poison));
     await Promise.all(work);
+  }
+
+  /** A dead-letter copy of a request event, with the error and attempts in headers. */
+  private deadLetter(msg: ConsumedMessage, error: string, attempts: number): OutgoingMessage {
+    return {
+      key: msg.key, value: msg.value,
+      headers: { ...msg.headers, [H.error]: error.slice(0, 2000), [H.attempts]: String(attempts), [H.source]: `${msg.topic}:${msg.partition}:${msg.offset}` },
+    };
   }
 
   private batcher(model: string): MicroBatcher<Item, ItemResult> {
@@ -190,6 +206,7 @@ export class CapabilityWorker {
           maxBatchSize: cfg?.max_batch_size ?? 32,
           maxQueueDelayMs: cfg?.max_queue_delay_ms ?? 5,
           maxQueueSize: cfg?.max_queue_size ?? 1024,
+          ...(this.opts.config.BATCH_MAX_QUEUE_DELAY_MS >= 0 ? { maxQueueDelayMs: this.opts.config.BATCH_MAX_QUEUE_DELAY_MS } : {}),
           ...this.opts.batchPolicy,
         },
         (items) => this.runMicroBatch(model, items),
@@ -212,15 +229,34 @@ export class CapabilityWorker {
         results = await this.thread.run(model, items.map((i) => i.input));
         this.loaded.add(model);
       } catch (err) {
-        // a status from the engine is the items' answer; a dead thread is not: the
-        // items stay uncommitted and are delivered again
-        if (!(err instanceof EngineError)) throw err;
-        results = items.map(() => ({ output: null, failure: { status: err.status, error: err.message } }));
+        // a status from the engine is the items' answer; a crash is not: count the
+        // attempt, dead-letter items tried DLQ_MAX_ATTEMPTS times, and let the rest be
+        // delivered again (their offsets stay uncommitted)
+        if (err instanceof EngineError) {
+          results = items.map(() => ({ output: null, failure: { status: err.status, error: err.message } }));
+        } else {
+          const exhausted = items.filter((i) => this.countAttempt(i.msg) >= this.opts.config.DLQ_MAX_ATTEMPTS);
+          if (exhausted.length === 0) throw err;
+          const error = `inference failed ${this.opts.config.DLQ_MAX_ATTEMPTS} times: ${(err as Error).message}`;
+          await this.producer.send(this.topics.deadLetter(this.opts.capability), exhausted.map((i) => this.deadLetter(i.msg, error, this.opts.config.DLQ_MAX_ATTEMPTS)));
+          results = items.map(() => ({ output: null, failure: { status: 500, error } }));
+        }
       }
     }
     this.log.debug({ model, size: items.length, correlationIds: items.map((i) => i.msg.headers[H.correlationId]) }, 'micro-batch done');
     await this.publish(items, results);
     return results;
+  }
+
+  private readonly attempts = new Map<string, number>();
+
+  /** Counts a failed attempt of a request event. @returns attempts so far */
+  private countAttempt(msg: ConsumedMessage): number {
+    const k = `${msg.topic}:${msg.partition}:${msg.offset}`;
+    const n = (this.attempts.get(k) ?? 0) + 1;
+    if (this.attempts.size > 100_000) this.attempts.clear();
+    this.attempts.set(k, n);
+    return n;
   }
 
   private async failureMessage(msg: ConsumedMessage, status: number, error: string): Promise<{ message: OutgoingMessage } | null> {

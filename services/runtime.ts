@@ -1,0 +1,145 @@
+/**
+ * Starts the services of one process over the configured transport. Embedded mode
+ * (`TRANSPORT=memory`) runs every service over the in-memory log; distributed mode
+ * (`TRANSPORT=kafka`) runs the services named by `--service` over Kafka, with Avro in
+ * the Confluent wire format through a Schema Registry (its own when
+ * `SCHEMA_REGISTRY_URL` is empty).
+ */
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import type { SASLOptions } from 'kafkajs';
+import { CAPABILITIES, type Capability } from './capabilities.ts';
+import type { Config } from './config.ts';
+import { AvroCodec, type EventCodec } from './events/codec.ts';
+import { RegistryCodec } from './events/registry-codec.ts';
+import { BillingConsumer } from './billing/consumer.ts';
+import { Ledger } from './billing/ledger.ts';
+import { KeyStore } from './keys/store.ts';
+import { buildRegistry } from './registry/server.ts';
+import { MemoryTransport } from './transport/memory.ts';
+import { KafkaTransport } from './transport/kafka.ts';
+import type { Transport } from './transport/types.ts';
+import { CapabilityWorker } from './workers/worker.ts';
+import { startGateway, type Gateway } from './gateway/index.ts';
+
+/** A service a process can run: `gateway`, `worker:<capability>`, `billing`, `registry`. */
+export type ServiceName = 'gateway' | 'billing' | 'registry' | `worker:${Capability}`;
+
+/** Every service (what `all` stands for). */
+export const ALL_SERVICES: readonly ServiceName[] = ['registry', ...CAPABILITIES.map((c) => `worker:${c}` as const), 'billing', 'gateway'];
+
+/**
+ * Parses `--service` values (`all` or a service name, repeatable).
+ * @throws Error naming an unknown service
+ */
+export function parseServices(values: string[]): ServiceName[] {
+  if (values.length === 0 || values.includes('all')) return [...ALL_SERVICES];
+  for (const v of values) if (!ALL_SERVICES.includes(v as ServiceName)) throw new Error(`unknown service "${v}" (one of: all, ${ALL_SERVICES.join(', ')})`);
+  return [...new Set(values)] as ServiceName[];
+}
+
+/** What a process runs. */
+export interface Runtime {
+  services: ServiceName[];
+  transport: Transport;
+  codec: EventCodec;
+  logger: Logger;
+  gateway?: Gateway;
+  workers: CapabilityWorker[];
+  billing?: BillingConsumer;
+  ledger?: Ledger;
+  keys?: KeyStore;
+  /** the project's own registry when this process serves it */
+  registry?: { app: FastifyInstance; url: string };
+  close(): Promise<void>;
+}
+
+/** Options of {@link startRuntime}. */
+export interface RuntimeOptions {
+  services?: ServiceName[];
+  logger?: Logger;
+  /** use this transport instead of building one from the config (tests) */
+  transport?: Transport;
+  /** per-worker settings (tests) */
+  workerOptions?: Partial<ConstructorParameters<typeof CapabilityWorker>[0]>;
+}
+
+function kafkaTransport(config: Config, logger: Logger): KafkaTransport {
+  const sasl = config.KAFKA_SASL_MECHANISM
+    ? ({ mechanism: config.KAFKA_SASL_MECHANISM, username: config.KAFKA_SASL_USERNAME, password: config.KAFKA_SASL_PASSWORD } as SASLOptions)
+    : undefined;
+  return new KafkaTransport({
+    brokers: config.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+    clientId: config.KAFKA_CLIENT_ID, ssl: config.KAFKA_SSL, sasl,
+    lingerMs: config.KAFKA_LINGER_MS, compression: config.KAFKA_COMPRESSION, fetchMaxWaitMs: config.KAFKA_FETCH_MAX_WAIT_MS,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+    heartbeatIntervalMs: Math.max(100, Math.floor(config.KAFKA_SESSION_TIMEOUT_MS / 10)), logger: logger.child({ component: 'kafka' }),
+  });
+}
+
+/**
+ * Starts the given services (default all).
+ * @throws Error when a store, the registry or the transport cannot be reached, or a schema is incompatible
+ */
+export async function startRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+  const services = opts.services ?? [...ALL_SERVICES];
+  const logger = opts.logger ?? pino({ level: config.LOG_LEVEL });
+  const kafka = config.TRANSPORT === 'kafka';
+  const closers: Array<() => Promise<unknown>> = [];
+  const rt: Partial<Runtime> & { workers: CapabilityWorker[] } = { services, logger, workers: [] };
+  try {
+    let codec: EventCodec;
+    if (kafka) {
+      let url = config.SCHEMA_REGISTRY_URL;
+      if (services.includes('registry') && !url) {
+        const app = await buildRegistry({ file: join(config.DATA_DIR, 'registry.db'), logger });
+        url = await app.listen({ port: config.SCHEMA_REGISTRY_PORT, host: config.HOST });
+        rt.registry = { app, url };
+        closers.push(() => app.close());
+      }
+      if (!url) throw new Error('SCHEMA_REGISTRY_URL is not set and this process does not run the registry service');
+      codec = await RegistryCodec.create(url, config.TOPIC_PREFIX);
+    } else {
+      codec = new AvroCodec();
+    }
+    rt.codec = codec;
+    const transport = opts.transport ?? (kafka ? kafkaTransport(config, logger) : new MemoryTransport({ defaultPartitions: config.TOPIC_PARTITIONS }));
+    if (transport instanceof MemoryTransport) transport.events.on('handler-error', (err) => logger.error({ err }, 'batch failed; it will be delivered again'));
+    rt.transport = transport;
+    closers.push(() => transport.close());
+
+    for (const s of services) {
+      if (!s.startsWith('worker:')) continue;
+      const w = new CapabilityWorker({ capability: s.slice(7) as Capability, transport, codec, config, logger, ...opts.workerOptions });
+      await w.start();
+      rt.workers.push(w);
+      closers.push(() => w.stop());
+    }
+    if (services.includes('billing') || services.includes('gateway')) {
+      rt.ledger = await Ledger.open(join(config.DATA_DIR, 'ledger.db'));
+      closers.push(() => rt.ledger!.close());
+    }
+    if (services.includes('billing')) {
+      rt.billing = new BillingConsumer(transport, codec, rt.ledger!, config.TOPIC_PREFIX, logger.child({ service: 'billing' }));
+      await rt.billing.start();
+      closers.push(() => rt.billing!.stop());
+    }
+    if (services.includes('gateway')) {
+      rt.keys = await KeyStore.open(join(config.DATA_DIR, 'keys.db'), config.API_KEYS);
+      closers.push(() => rt.keys!.close());
+      rt.gateway = await startGateway({ config, transport, transportName: config.TRANSPORT, codec, keys: rt.keys, ledger: rt.ledger, logger });
+      closers.push(() => rt.gateway!.close());
+    }
+  } catch (err) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    throw err;
+  }
+  return {
+    ...(rt as Runtime),
+    async close() {
+      // reverse start order: HTTP first, then workers after their in-flight batches, then stores
+      for (const close of closers.reverse()) await close().catch((err) => logger.warn({ err }, 'close failed'));
+    },
+  };
+}
