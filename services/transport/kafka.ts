@@ -58,9 +58,9 @@ export class KafkaTransport implements Transport {
     const config: KafkaConfig = {
       clientId: options.clientId, brokers: options.brokers, ssl: options.ssl, sasl: options.sasl,
       logLevel: log ? logLevel.WARN : logLevel.NOTHING,
-      logCreator: () => ({ level, log: entry }) => {
-        const { message, ...rest } = entry.log;
-        log?.[LEVELS[level] ?? 'info']({ kafka: rest, namespace: entry.namespace }, message);
+      logCreator: () => ({ namespace, level, log: entry }) => {
+        const { message, ...rest } = entry;
+        log?.[LEVELS[level] ?? 'info']({ kafka: rest, namespace }, message);
       },
     };
     this.kafka = new Kafka(config);

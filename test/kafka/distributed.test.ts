@@ -1,0 +1,133 @@
+/**
+ * Distributed mode against a real Kafka-protocol broker (librdkafka's mock cluster,
+ * 3 brokers): registry, 2 gateways, 2 language-ID workers and billing as separate
+ * processes.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ledger } from '../../services/billing/ledger.ts';
+import { H, topicsFor } from '../../services/events/topics.ts';
+import { kafkaAvailable, startKafka, type TestKafka } from '../helpers/kafka.ts';
+import { freePort, startProcess, type ServiceProcess } from '../helpers/processes.ts';
+import { until } from '../helpers/service.ts';
+
+const available = kafkaAvailable();
+if (!available && process.env.CI) throw new Error('CI needs the Kafka test broker: apt-get install python3-confluent-kafka');
+
+const KEY = 'dist-key';
+const TEXTS: Array<[string, string]> = [
+  ['deu', 'Können Sie mir bitte sagen, wie ich am schnellsten zum Bahnhof komme?'],
+  ['spa', 'Mañana vamos a visitar a mis abuelos, que viven cerca de la playa.'],
+  ['eng', 'The weather is lovely today, so we are going for a walk in the park.'],
+  ['fra', 'Je voudrais réserver une table pour deux personnes ce soir.'],
+];
+
+describe.skipIf(!available)('distributed mode over Kafka', () => {
+  let kafka: TestKafka;
+  const procs: ServiceProcess[] = [];
+  let env: Record<string, string>;
+  let gw: string[] = [];
+  let slowWorker: ServiceProcess;
+  let dataDir: string;
+  const prefix = `it${Date.now()}`;
+
+  beforeAll(async () => {
+    kafka = await startKafka();
+    dataDir = mkdtempSync(join(tmpdir(), 'dist-'));
+    const regPort = await freePort();
+    env = {
+      TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: prefix, DATA_DIR: dataDir, API_KEYS: KEY, LOG_LEVEL: 'info',
+      KAFKA_FETCH_MAX_WAIT_MS: '20', KAFKA_SESSION_TIMEOUT_MS: '6000', WORKER_HEARTBEAT_MS: '500', HOST: '127.0.0.1',
+      SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`,
+    };
+    procs.push(await startProcess('registry', ['registry'], { ...env, SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }));
+    const ports = [await freePort(), await freePort()];
+    const started = await Promise.all([
+      startProcess('worker-a', ['worker:language-id'], env),
+      startProcess('worker-slow', ['worker:language-id'], { ...env, BATCH_MAX_QUEUE_DELAY_MS: '4000' }),
+      startProcess('billing', ['billing'], env),
+      startProcess('gateway-1', ['gateway'], { ...env, PORT: String(ports[0]) }),
+      startProcess('gateway-2', ['gateway'], { ...env, PORT: String(ports[1]) }),
+    ]);
+    procs.push(...started);
+    slowWorker = started[1]!;
+    gw = ports.map((p) => `http://127.0.0.1:${p}`);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.kill('SIGKILL')));
+    await kafka?.stop();
+  }, 60_000);
+
+  const lid = async (base: string, text: string) => {
+    const r = await fetch(`${base}/v1/language-id`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ text, model: 'lid-lite-608' }) });
+    return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+  };
+
+  it('answers every request through the gateway that holds it, with 2 gateways and 2 workers', async () => {
+    await until(async () => (await lid(gw[0]!, 'hello world')).status === 200 && (await lid(gw[1]!, 'hello world')).status === 200, 60_000, 'both gateways serving');
+    const calls = Array.from({ length: 40 }, (_, i) => ({ g: i % 2, want: TEXTS[i % 4]![0], text: TEXTS[i % 4]![1] }));
+    const results = await Promise.all(calls.map((c) => lid(gw[c.g]!, c.text)));
+    expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
+    expect(results.map((r) => r.body.language)).toEqual(calls.map((c) => c.want));
+  }, 120_000);
+
+  it('answers every request when a worker is killed mid-batch: its partitions move to the other worker', async () => {
+    let done = 0;
+    const pending = Array.from({ length: 24 }, (_, i) => lid(gw[i % 2]!, TEXTS[i % 4]![1]).finally(() => { done++; }));
+    await new Promise((r) => setTimeout(r, 1500)); // the slow worker holds its share for 4 s
+    const answeredBeforeKill = done;
+    await slowWorker.kill('SIGKILL');
+    const results = await Promise.all(pending);
+    expect(answeredBeforeKill).toBeLessThan(24);
+    expect(results.map((r) => r.status)).toEqual(Array(24).fill(200));
+    expect(results.map((r) => r.body.language)).toEqual(Array.from({ length: 24 }, (_, i) => TEXTS[i % 4]![0]));
+  }, 120_000);
+
+  it('bills a usage event delivered twice once', async () => {
+    const ledger = await Ledger.open(join(dataDir, 'ledger.db'));
+    try {
+      await until(async () => (await ledger.count()) >= 64, 30_000, 'usage of the answered requests');
+      const before = await ledger.count();
+      const client = new Kafka({ brokers: kafka.brokers.split(','), logLevel: logLevel.NOTHING });
+      const consumer = client.consumer({ groupId: `${prefix}.replay`, maxWaitTimeInMs: 20 });
+      await consumer.connect();
+      await consumer.subscribe({ topic: topicsFor(prefix).usage, fromBeginning: true });
+      const values: Buffer[] = [];
+      await consumer.run({ eachMessage: async ({ message }) => { if (values.length < 10) values.push(message.value!); } });
+      await until(() => values.length === 10, 20_000, 'usage events read');
+      await consumer.disconnect();
+      const producer = client.producer();
+      await producer.connect();
+      await producer.send({ topic: topicsFor(prefix).usage, messages: values.map((value) => ({ value })) });
+      await producer.disconnect();
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(await ledger.count()).toBe(before);
+    } finally { await ledger.close(); }
+  }, 60_000);
+
+  it('sends a poison item to the dead-letter topic with the error in a header, and answers the rest of its batch', async () => {
+    const topics = topicsFor(prefix);
+    const client = new Kafka({ brokers: kafka.brokers.split(','), logLevel: logLevel.NOTHING });
+    const producer = client.producer();
+    await producer.connect();
+    await producer.send({ topic: topics.requests('language-id'), messages: [{ key: 'poison', value: Buffer.from('definitely not avro'), headers: { [H.correlationId]: 'poison:0', [H.capability]: 'language-id' } }] });
+    await producer.disconnect();
+    const rest = await Promise.all(TEXTS.map(([, t]) => lid(gw[0]!, t)));
+    expect(rest.map((r) => r.body.language)).toEqual(TEXTS.map(([l]) => l));
+    const consumer = client.consumer({ groupId: `${prefix}.dlq-reader`, maxWaitTimeInMs: 20 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topics.deadLetter('language-id'), fromBeginning: true });
+    const dead: Array<{ value: string; headers: Record<string, string> }> = [];
+    await consumer.run({ eachMessage: async ({ message }) => {
+      dead.push({ value: String(message.value), headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])) });
+    } });
+    await until(() => dead.length > 0, 30_000, 'dead-letter event');
+    await consumer.disconnect();
+    expect(dead[0]!.value).toBe('definitely not avro');
+    expect(dead[0]!.headers).toMatchObject({ [H.correlationId]: 'poison:0', error: expect.stringMatching(/does not decode/) });
+  }, 60_000);
+});
