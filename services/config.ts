@@ -97,6 +97,14 @@ export interface Config {
 }
 
 /**
+ * Where a store lives: DATABASE_URL (PostgreSQL) when set, else a SQLite file in DATA_DIR.
+ * @param file SQLite file name, e.g. `ledger.db`
+ */
+export function storeTarget(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>, file: string): string {
+  return config.DATABASE_URL || resolve(config.DATA_DIR, file);
+}
+
+/**
  * Reads the configuration.
  * @param overrides values that win over the environment (tests)
  * @throws Error when a variable breaks its schema (message names it)

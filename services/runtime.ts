@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { SASLOptions } from 'kafkajs';
 import { CAPABILITIES, type Capability } from './capabilities.ts';
-import type { Config } from './config.ts';
+import { storeTarget, type Config } from './config.ts';
 import { AvroCodec, type EventCodec } from './events/codec.ts';
 import { RegistryCodec } from './events/registry-codec.ts';
 import { BillingConsumer } from './billing/consumer.ts';
@@ -75,6 +75,7 @@ function kafkaTransport(config: Config, logger: Logger): KafkaTransport {
     lingerMs: config.KAFKA_LINGER_MS, compression: config.KAFKA_COMPRESSION, fetchMaxWaitMs: config.KAFKA_FETCH_MAX_WAIT_MS,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
     heartbeatIntervalMs: Math.max(100, Math.floor(config.KAFKA_SESSION_TIMEOUT_MS / 10)), logger: logger.child({ component: 'kafka' }),
+    onFatal: (err) => { logger.fatal({ err }, 'a Kafka consumer stopped for good; exiting so that a supervisor restarts this process'); process.exit(1); },
   });
 }
 
@@ -117,7 +118,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
       closers.push(() => w.stop());
     }
     if (services.includes('billing') || services.includes('gateway')) {
-      rt.ledger = await Ledger.open(join(config.DATA_DIR, 'ledger.db'));
+      rt.ledger = await Ledger.open(storeTarget(config, 'ledger.db'));
       closers.push(() => rt.ledger!.close());
     }
     if (services.includes('billing')) {
@@ -126,7 +127,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
       closers.push(() => rt.billing!.stop());
     }
     if (services.includes('gateway')) {
-      rt.keys = await KeyStore.open(join(config.DATA_DIR, 'keys.db'), config.API_KEYS);
+      rt.keys = await KeyStore.open(storeTarget(config, 'keys.db'), config.API_KEYS);
       closers.push(() => rt.keys!.close());
       rt.gateway = await startGateway({ config, transport, transportName: config.TRANSPORT, codec, keys: rt.keys, ledger: rt.ledger, logger });
       closers.push(() => rt.gateway!.close());

@@ -1,10 +1,10 @@
 /**
  * `npm run usage -- [--key ID] [--from ISO] [--to ISO] [--json]`: usage per key,
- * capability, model and billing unit from the ledger in DATA_DIR/ledger.db.
+ * capability, model and billing unit from the ledger in DATABASE_URL (PostgreSQL) or
+ * DATA_DIR/ledger.db.
  */
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
+import { loadConfig, storeTarget } from '../config.ts';
 import { Ledger } from './ledger.ts';
 
 const { values } = parseArgs({ options: { key: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean', default: false } } });
@@ -15,7 +15,7 @@ const parse = (s: string | undefined, name: string): number | undefined => {
   return t;
 };
 const config = loadConfig();
-const ledger = await Ledger.open(join(config.DATA_DIR, 'ledger.db'));
+const ledger = await Ledger.open(storeTarget(config, 'ledger.db'));
 const rows = await ledger.report({ keyId: values.key, from: parse(values.from, 'from'), to: parse(values.to, 'to') });
 if (values.json) console.log(JSON.stringify(rows));
 else if (rows.length === 0) console.log('no usage in that range');

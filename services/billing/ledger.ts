@@ -1,9 +1,12 @@
 /**
  * The usage ledger: one row per usage event, keyed by its deterministic event id
- * (`<request-id>:<item-index>`), so a replayed event is stored once (INSERT OR IGNORE).
- * SQLite in embedded mode.
+ * (`<request-id>:<item-index>`), so a replayed event is stored once (ON CONFLICT DO
+ * NOTHING). SQLite in embedded mode, PostgreSQL in distributed mode. The billing
+ * consumer commits a batch's offsets only after the batch's transaction committed; a
+ * crash between the two redelivers events the ledger already holds, which the unique
+ * event id ignores, so the pair neither double-counts nor loses an event.
  */
-import { SqliteDb } from '../lib/sqlite.ts';
+import { migrate, openDb, type SqlDb } from '../lib/db.ts';
 
 /** A usage event as on the usage topic (schemas/common/usage.avsc). */
 export interface UsageEvent {
@@ -31,15 +34,17 @@ export interface ReportQuery { keyId?: string; from?: number; to?: number; }
 
 /** See the module comment. */
 export class Ledger {
-  private constructor(private readonly db: SqliteDb) {}
+  private constructor(private readonly db: SqlDb) {}
 
-  /** Opens the ledger at `file` (created with its table when new). */
-  static async open(file: string): Promise<Ledger> {
-    const db = await SqliteDb.open(file);
-    await db.run(`CREATE TABLE IF NOT EXISTS usage_events (
-      event_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, item_index INTEGER NOT NULL, key_id TEXT NOT NULL,
-      capability TEXT NOT NULL, model TEXT NOT NULL, unit TEXT NOT NULL, quantity INTEGER NOT NULL, ts INTEGER NOT NULL)`);
-    await db.run('CREATE INDEX IF NOT EXISTS usage_events_key_ts ON usage_events (key_id, ts)');
+  /** Opens the ledger: a SQLite file or a PostgreSQL URL (table created when new). */
+  static async open(target: string): Promise<Ledger> {
+    const db = await openDb(target);
+    await migrate(db, [
+      `CREATE TABLE IF NOT EXISTS usage_events (
+        event_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, item_index INTEGER NOT NULL, key_id TEXT NOT NULL,
+        capability TEXT NOT NULL, model TEXT NOT NULL, unit TEXT NOT NULL, quantity BIGINT NOT NULL, ts BIGINT NOT NULL)`,
+      'CREATE INDEX IF NOT EXISTS usage_events_key_ts ON usage_events (key_id, ts)',
+    ]);
     return new Ledger(db);
   }
 
@@ -48,11 +53,11 @@ export class Ledger {
    * @returns how many were new and how many were replays of stored ids
    */
   async record(events: UsageEvent[]): Promise<{ inserted: number; duplicates: number }> {
-    return this.db.transaction(async () => {
+    return this.db.transaction(async (tx) => {
       let inserted = 0;
       for (const e of events) {
-        inserted += await this.db.run(
-          'INSERT OR IGNORE INTO usage_events (event_id, request_id, item_index, key_id, capability, model, unit, quantity, ts) VALUES (?,?,?,?,?,?,?,?,?)',
+        inserted += await tx.run(
+          'INSERT INTO usage_events (event_id, request_id, item_index, key_id, capability, model, unit, quantity, ts) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (event_id) DO NOTHING',
           [e.eventId, e.requestId, e.itemIndex, e.keyId, e.capability, e.model, e.unit, e.quantity, Number(e.timestampMs instanceof Date ? e.timestampMs.getTime() : e.timestampMs)],
         );
       }
@@ -68,18 +73,20 @@ export class Ledger {
     if (q.from !== undefined) { where.push('ts >= ?'); params.push(q.from); }
     if (q.to !== undefined) { where.push('ts < ?'); params.push(q.to); }
     const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    return this.db.all<UsageRow>(`
+    const rows = await this.db.all<UsageRow>(`
       SELECT key_id, capability, model, unit, SUM(q) AS quantity,
              SUM(CASE WHEN unit = 'characters' THEN (q + 999) / 1000 ELSE q END) AS billable_units,
              COUNT(*) AS requests
-      FROM (SELECT key_id, capability, model, unit, request_id, SUM(quantity) AS q FROM usage_events ${w}
-            GROUP BY key_id, capability, model, unit, request_id)
+      FROM (SELECT key_id, capability, model, unit, request_id, CAST(SUM(quantity) AS BIGINT) AS q FROM usage_events ${w}
+            GROUP BY key_id, capability, model, unit, request_id) per_request
       GROUP BY key_id, capability, model, unit ORDER BY key_id, capability, model`, params);
+    // PostgreSQL returns BIGINT sums as strings
+    return rows.map((r) => ({ ...r, quantity: Number(r.quantity), billable_units: Number(r.billable_units), requests: Number(r.requests) }));
   }
 
   /** Number of stored events. */
   async count(): Promise<number> {
-    return (await this.db.all<{ n: number }>('SELECT COUNT(*) AS n FROM usage_events'))[0]!.n;
+    return Number((await this.db.all<{ n: number }>('SELECT COUNT(*) AS n FROM usage_events'))[0]!.n);
   }
 
   close(): Promise<void> { return this.db.close(); }

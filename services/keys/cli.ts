@@ -1,10 +1,9 @@
 /**
  * `npm run keys -- <create --name NAME | list | revoke ID_OR_NAME>`: manages API keys
- * in DATA_DIR/keys.db. `create` prints the new key once; only its hash is stored.
+ * in DATABASE_URL (PostgreSQL) or DATA_DIR/keys.db. `create` prints the new key once; only its hash is stored.
  */
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
+import { loadConfig, storeTarget } from '../config.ts';
 import { KeyStore } from './store.ts';
 
 const USAGE = 'usage: npm run keys -- create --name NAME | list | revoke ID_OR_NAME';
@@ -12,7 +11,7 @@ const USAGE = 'usage: npm run keys -- create --name NAME | list | revoke ID_OR_N
 const { values, positionals } = parseArgs({ options: { name: { type: 'string' }, json: { type: 'boolean', default: false } }, allowPositionals: true });
 const [command, arg] = positionals;
 const config = loadConfig();
-const store = await KeyStore.open(join(config.DATA_DIR, 'keys.db'));
+const store = await KeyStore.open(storeTarget(config, 'keys.db'));
 try {
   if (command === 'create') {
     if (!values.name) throw new Error(`create needs --name NAME\n${USAGE}`);

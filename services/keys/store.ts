@@ -5,7 +5,7 @@
  * nothing to brute-force).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SqliteDb } from '../lib/sqlite.ts';
+import { migrate, openDb, type SqlDb } from '../lib/db.ts';
 
 /** A key as listed (never the key itself). */
 export interface KeyRecord { id: string; name: string; created_at: string; revoked_at: string | null; }
@@ -20,7 +20,7 @@ export class KeyStore {
   private readonly env = new Map<string, KeyIdentity>();
   private readonly cache = new Map<string, { identity: KeyIdentity | null; until: number }>();
 
-  private constructor(private readonly db: SqliteDb, envKeys: string, private readonly cacheMs: number) {
+  private constructor(private readonly db: SqlDb, envKeys: string, private readonly cacheMs: number) {
     for (const k of envKeys.split(',').map((s) => s.trim()).filter(Boolean)) {
       const h = sha256(k);
       this.env.set(h, { id: `env-${h.slice(0, 12)}`, name: 'API_KEYS' });
@@ -28,14 +28,14 @@ export class KeyStore {
   }
 
   /**
-   * Opens the store.
+   * Opens the store: a SQLite file or a PostgreSQL URL (shared by every gateway).
    * @param envKeys comma-separated keys accepted besides stored ones
    * @param cacheMs how long a verification is cached (so a revocation takes up to this long)
    */
-  static async open(file: string, envKeys = '', cacheMs = 5000): Promise<KeyStore> {
-    const db = await SqliteDb.open(file);
-    await db.run(`CREATE TABLE IF NOT EXISTS api_keys (id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL UNIQUE,
-      created_at TEXT NOT NULL, revoked_at TEXT)`);
+  static async open(target: string, envKeys = '', cacheMs = 5000): Promise<KeyStore> {
+    const db = await openDb(target);
+    await migrate(db, [`CREATE TABLE IF NOT EXISTS api_keys (id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL UNIQUE,
+      created_at TEXT NOT NULL, revoked_at TEXT)`]);
     return new KeyStore(db, envKeys, cacheMs);
   }
 

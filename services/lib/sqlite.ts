@@ -5,9 +5,11 @@
 import sqlite3 from 'sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { SqlDb, SqlTx } from './db.ts';
 
 /** One SQLite connection. */
-export class SqliteDb {
+export class SqliteDb implements SqlDb {
+  readonly dialect = 'sqlite' as const;
   private chain: Promise<unknown> = Promise.resolve();
   private constructor(private readonly db: sqlite3.Database) {}
 
@@ -40,10 +42,10 @@ export class SqliteDb {
   }
 
   /** Runs `fn` in a transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK on error); transactions are serialised. */
-  transaction<T>(fn: () => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
     const next = this.chain.then(async () => {
       await this.run('BEGIN IMMEDIATE');
-      try { const r = await fn(); await this.run('COMMIT'); return r; } catch (err) { await this.run('ROLLBACK').catch(() => undefined); throw err; }
+      try { const r = await fn(this); await this.run('COMMIT'); return r; } catch (err) { await this.run('ROLLBACK').catch(() => undefined); throw err; }
     });
     this.chain = next.catch(() => undefined);
     return next;

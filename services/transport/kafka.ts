@@ -32,6 +32,13 @@ export interface KafkaTransportOptions {
   /** replication factor of topics created at start-up (default 1) */
   replicationFactor?: number;
   logger?: Logger;
+  /**
+   * Called when a consumer crashed with a non-retriable error (kafkajs does not restart
+   * those) 5 times within a minute; each earlier crash starts a new consumer after 1 s.
+   * The process can then no longer do its work and should exit so that its supervisor
+   * starts a new one. Default: log only.
+   */
+  onFatal?: (err: Error) => void;
 }
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = { [logLevel.ERROR]: 'error', [logLevel.WARN]: 'warn', [logLevel.INFO]: 'info', [logLevel.DEBUG]: 'debug' };
@@ -47,7 +54,7 @@ export class KafkaTransport implements Transport {
   readonly kafka: Kafka;
   private producerInstance?: LingerProducer;
   private readonly consumers = new Set<KafkaConsumer>();
-  readonly options: Required<Omit<KafkaTransportOptions, 'ssl' | 'sasl' | 'logger'>> & KafkaTransportOptions;
+  readonly options: Required<Omit<KafkaTransportOptions, 'ssl' | 'sasl' | 'logger' | 'onFatal'>> & KafkaTransportOptions;
 
   constructor(options: KafkaTransportOptions) {
     this.options = {
@@ -182,6 +189,8 @@ class LingerProducer implements Producer {
 /** A kafkajs consumer running a {@link BatchHandler}. */
 class KafkaConsumer implements Consumer {
   private consumer?: KConsumer;
+  private stopped = false;
+  private crashes: number[] = [];
   private readyResolve!: () => void;
   private readonly readyPromise = new Promise<void>((r) => (this.readyResolve = r));
 
@@ -199,7 +208,24 @@ class KafkaConsumer implements Consumer {
       retry: { retries: 10 },
     });
     this.consumer = c;
-    c.on(c.events.GROUP_JOIN, (e) => { if (Object.keys(e.payload.memberAssignment).length > 0) this.readyResolve(); });
+    c.on(c.events.CRASH, (e) => {
+      this.o.logger?.error({ group: this.options.groupId, err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
+      if (e.payload.restart || this.stopped) return;
+      const now = Date.now();
+      this.crashes = [...this.crashes.filter((t) => now - t < 60_000), now];
+      if (this.crashes.length >= 5) { this.o.onFatal?.(e.payload.error); return; }
+      // kafkajs gives up on non-retriable errors (e.g. a broker answering SyncGroup with
+      // an error during a rebalance): start a new member of the group
+      setTimeout(() => {
+        if (this.stopped) return;
+        this.o.logger?.warn({ group: this.options.groupId }, 'starting a new consumer after a crash');
+        void this.run(handler).catch((err: Error) => this.o.onFatal?.(err));
+      }, 1000).unref();
+    });
+    c.on(c.events.GROUP_JOIN, (e) => {
+      this.o.logger?.info({ group: this.options.groupId, assignment: e.payload.memberAssignment }, 'partitions assigned');
+      if (Object.keys(e.payload.memberAssignment).length > 0) this.readyResolve();
+    });
     await c.connect();
     for (const topic of this.options.topics) await c.subscribe({ topic, fromBeginning: this.options.fromBeginning ?? false });
     const maxBatch = this.options.maxBatchSize ?? 500;
@@ -215,6 +241,7 @@ class KafkaConsumer implements Consumer {
             value: m.value ?? Buffer.alloc(0), headers: headersOf(m.headers), timestamp: Number(m.timestamp),
           }));
           const b: Batch = { topic: batch.topic, partition: batch.partition, messages };
+          this.o.logger?.debug({ topic: batch.topic, partition: batch.partition, first: messages[0]!.offset, last: messages[messages.length - 1]!.offset, group: this.options.groupId }, 'batch received');
           let settled = false;
           const done = handler(b).finally(() => { settled = true; });
           // heartbeat from the batch loop while the handler works
@@ -227,6 +254,7 @@ class KafkaConsumer implements Consumer {
           const last = slice[slice.length - 1]!.offset;
           resolveOffset(last);
           await c.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(Number(last) + 1) }]);
+          this.o.logger?.debug({ topic: batch.topic, partition: batch.partition, committed: Number(last) + 1, group: this.options.groupId }, 'offsets committed');
           await heartbeat().catch(() => undefined);
         }
       },
@@ -239,6 +267,7 @@ class KafkaConsumer implements Consumer {
   resume(): void { this.consumer?.resume(this.options.topics.map((topic) => ({ topic }))); }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.consumer?.disconnect();
     this.consumer = undefined;
   }

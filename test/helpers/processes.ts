@@ -48,7 +48,7 @@ export async function startProcess(name: string, services: string[], env: Record
         } catch { /* not JSON */ }
       }
     });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited with ${code}\n${stderr.slice(-2000)}`)); });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited with ${code}\n${stderr.slice(-2000)}\n${JSON.stringify(logs.filter((l) => Number(l.level) >= 40).slice(-5))}`)); });
   });
   await started;
   return {
