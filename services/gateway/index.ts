@@ -39,7 +39,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const log = o.logger.child({ service: 'gateway', instance: instanceId });
   const correlator = new Correlator(o.transport, o.codec, topics.replies(instanceId), `${o.config.TOPIC_PREFIX}.gateway.${instanceId}`, log);
   await correlator.start();
-  const registry = new WorkerRegistry(o.transport, o.codec, topics.workers, `${o.config.TOPIC_PREFIX}.registry.${instanceId}`, 3 * o.config.WORKER_HEARTBEAT_MS);
+  const registry = new WorkerRegistry(o.transport, o.codec, topics.workers, `${o.config.TOPIC_PREFIX}.registry.${instanceId}`, Math.max(5 * o.config.WORKER_HEARTBEAT_MS, 10_000));
   await registry.start();
   const producer = o.transport.producer();
   const dispatcher = new Dispatcher(producer, o.codec, correlator, registry, topics);

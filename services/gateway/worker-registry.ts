@@ -1,7 +1,8 @@
 /**
  * What the gateway knows about live workers, from their heartbeats on
- * `<prefix>.workers`: a model can be served when a worker that heard from within
- * 3 heartbeat intervals has it installed.
+ * `<prefix>.workers`: a model can be served when a worker heard from within the TTL
+ * (5 heartbeat intervals, at least 10 s, so that a busy or briefly starved worker does
+ * not flap to 503; a worker that stops says so in its last heartbeat) has it installed.
  */
 import type { Capability } from '../capabilities.ts';
 import type { EventCodec } from '../events/codec.ts';

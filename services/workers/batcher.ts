@@ -30,6 +30,18 @@ export class MicroBatcher<I, R> {
   /** Items waiting (not counting the micro-batch running). */
   get depth(): number { return this.queue.length; }
 
+  private spaceWaiters: Array<() => void> = [];
+
+  /**
+   * Queues an item once the queue has room (waiting as long as it takes).
+   * @returns once queued, the item's result promise (wrapped, so the caller can go on queueing)
+   */
+  async enqueue(item: I, deadline: number): Promise<{ result: Promise<R> }> {
+    while (this.queue.length >= this.policy.maxQueueSize) await new Promise<void>((r) => this.spaceWaiters.push(r));
+    // no await between the check and the push: the room cannot be taken by another caller
+    return { result: this.submit(item, deadline) };
+  }
+
   /**
    * Queues an item.
    * @param deadline ms since the epoch
@@ -58,6 +70,7 @@ export class MicroBatcher<I, R> {
     if (this.running || this.queue.length === 0) return;
     const now = Date.now();
     const taken = this.queue.splice(0, this.policy.maxBatchSize);
+    for (const wake of this.spaceWaiters.splice(0, this.policy.maxQueueSize - this.queue.length)) wake();
     const live = taken.filter((q) => {
       if (q.deadline > now) return true;
       q.resolve(this.onExpired(q.item));

@@ -180,13 +180,32 @@ export class CapabilityWorker {
       }
       const deadline = Number(msg.headers[H.deadline] ?? Infinity);
       if (deadline <= Date.now()) { expiredItems.inc({ model: input.model }); continue; }
-      work.push(this.batcher(input.model).submit({ msg, input }, deadline).catch((err: unknown) => {
+      // a consumed batch larger than the queue waits for room instead of being refused
+      const { result } = await this.batcher(input.model).enqueue({ msg, input }, deadline);
+      this.applyBackpressure();
+      work.push(result.catch((err: unknown) => {
         if (err instanceof ServiceError) return this.publish([{ msg, input }], [{ output: null, failure: { status: err.status, error: err.message } }]);
         throw err;
       }));
     }
     if (poison.length > 0) await this.producer.sendBatch(this.groupByTopic(poison));
+    this.applyBackpressure();
     await Promise.all(work);
+  }
+
+  private paused = false;
+
+  /**
+   * Pauses fetching while the micro-batch queues hold 3/4 of their capacity, and resumes
+   * below 1/4, so a burst waits in the log instead of being refused with 503 QUEUE_FULL.
+   */
+  private applyBackpressure(): void {
+    let capacity = 0;
+    for (const model of this.batchers.keys()) capacity += this.repo.config(model)?.max_queue_size ?? 1024;
+    if (capacity === 0) return;
+    const depth = this.queued;
+    if (!this.paused && depth >= capacity * 0.75) { this.paused = true; this.consumer?.pause(); this.log.info({ depth, capacity }, 'paused fetching: queues nearly full'); }
+    else if (this.paused && depth <= capacity * 0.25) { this.paused = false; this.consumer?.resume(); this.log.info({ depth, capacity }, 'resumed fetching'); }
   }
 
   /** A dead-letter copy of a request event, with the error and attempts in headers. */
@@ -245,6 +264,7 @@ export class CapabilityWorker {
     }
     this.log.debug({ model, size: items.length, correlationIds: items.map((i) => i.msg.headers[H.correlationId]) }, 'micro-batch done');
     await this.publish(items, results);
+    this.applyBackpressure();
     return results;
   }
 

@@ -42,3 +42,30 @@ describe('model lifecycle', () => {
     expect(worker[0]!.service).toBe('worker:language-id');
   });
 });
+
+describe('backpressure', () => {
+  it('pauses fetching when the queues fill and resumes when they drain, answering every item', async () => {
+    const { startService: start, post: send } = await import('../helpers/service.ts');
+    const { CapabilityWorker } = await import('../../services/workers/worker.ts');
+    const { loadConfig } = await import('../../services/config.ts');
+    const s = await start({}, { capabilities: [] });
+    const logs: Array<Record<string, unknown>> = [];
+    const w = new CapabilityWorker({
+      capability: 'language-id', transport: s.transport, codec: s.codec, config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200 }),
+      logger: pino({ level: 'info' }, new Writable({ write(c, _e, cb) { for (const l of String(c).split('\n')) if (l) logs.push(JSON.parse(l)); cb(); } })),
+      batchPolicy: { maxQueueSize: 8, maxBatchSize: 2, maxQueueDelayMs: 50 },
+    });
+    // the model's config says max_queue_size 8192; make the worker see 8 as its capacity
+    (w as unknown as { repo: { config(m: string): object } }).repo.config = () => ({ max_batch_size: 2, max_queue_delay_ms: 50, max_queue_size: 8, version: 1 });
+    await w.start();
+    try {
+      await until(() => s.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+      const r = await send(s, '/v1/language-id/batch', { texts: Array.from({ length: 40 }, (_, i) => `hello number ${i} my friend`), model: 'lid-lite-608' });
+      expect(r.body.error ?? '').toBe('');
+      expect(r.status).toBe(200);
+      expect(r.body.results).toHaveLength(40);
+      expect(logs.some((l) => l.msg === 'paused fetching: queues nearly full')).toBe(true);
+      expect(logs.some((l) => l.msg === 'resumed fetching')).toBe(true);
+    } finally { await w.stop(); await s.close(); }
+  });
+});
