@@ -65,7 +65,8 @@ export interface RuntimeOptions {
   workerOptions?: Partial<ConstructorParameters<typeof CapabilityWorker>[0]>;
 }
 
-function kafkaTransport(config: Config, logger: Logger): KafkaTransport {
+/** The Kafka transport configured by the environment (README, "Configuration"). */
+export function kafkaTransport(config: Config, logger: Logger): KafkaTransport {
   const sasl = config.KAFKA_SASL_MECHANISM
     ? ({ mechanism: config.KAFKA_SASL_MECHANISM, username: config.KAFKA_SASL_USERNAME, password: config.KAFKA_SASL_PASSWORD } as SASLOptions)
     : undefined;

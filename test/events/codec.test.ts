@@ -10,7 +10,7 @@ describe('AvroCodec', () => {
     expect(names).toContain('common/usage');
   });
   it('round-trips an event', async () => {
-    const req = { text: 'hello', model: 'lid-lite-608', mode: 'traffic', topK: 3, candidates: null };
+    const req = { text: 'hello', model: 'lid-lite-608', mode: 'traffic', topK: 3, candidates: null, echoText: false };
     expect(await codec.decode('language-id/request', await codec.encode('language-id/request', req))).toEqual(req);
   });
   it('refuses an event that does not match its schema, naming the field', async () => {

@@ -4,7 +4,8 @@
  * processes, with the ledger and keys in PostgreSQL (SQLite where PostgreSQL is not
  * installed, outside CI).
  */
-import { mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
@@ -147,4 +148,53 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
     expect(dead[0]!.value).toBe('definitely not avro');
     expect(dead[0]!.headers).toMatchObject({ [H.correlationId]: 'poison:0', error: expect.stringMatching(/does not decode/) });
   }, 60_000);
+});
+
+describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
+  let kafka: TestKafka;
+  const procs: ServiceProcess[] = [];
+  let env: Record<string, string>;
+  const prefix = `bulk${Date.now()}`;
+  const ROOT = join(import.meta.dirname, '..', '..');
+
+  beforeAll(async () => {
+    kafka = await startKafka();
+    const dataDir = mkdtempSync(join(tmpdir(), 'bulk-'));
+    const regPort = await freePort();
+    env = {
+      TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn',
+      KAFKA_FETCH_MAX_WAIT_MS: '20', HOST: '127.0.0.1', SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`,
+    };
+    procs.push(await startProcess('registry', ['registry'], { ...env, LOG_LEVEL: 'info', SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }));
+    procs.push(await startProcess('worker', ['worker:language-id'], { ...env, LOG_LEVEL: 'info' }));
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.kill('SIGKILL')));
+    await kafka?.stop();
+  }, 60_000);
+
+  const run = (script: string, args: string[]) => spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const exit = (c: ReturnType<typeof run>) => new Promise<number | null>((r) => c.on('exit', r));
+
+  it('streams a file into the language-ID topic and writes a corpus split by label, resuming after a crash without duplicates or gaps', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'corpus-'));
+    const input = join(dir, 'input.txt');
+    const lines = Array.from({ length: 3000 }, (_, i) => `${TEXTS[i % 4]![1]} (${i})`);
+    writeFileSync(input, `${lines.slice(0, 1500).join('\n')}\n\n${lines.slice(1500).join('\n')}\n`); // a blank line is skipped
+    const out = join(dir, 'out');
+    expect(await exit(run('connectors/lid-source.ts', ['--file', input, '--job', 'j1', '--batch', '200']))).toBe(0);
+    // the sink crashes once part-way, then resumes
+    const first = run('connectors/corpus-sink.ts', ['--job', 'j1', '--out', out]);
+    await until(() => existsSync(join(out, '.checkpoint.json')) && JSON.parse(readFileSync(join(out, '.checkpoint.json'), 'utf8')).below > 300, 60_000, 'sink progress');
+    first.kill('SIGKILL');
+    await exit(first);
+    expect(await exit(run('connectors/corpus-sink.ts', ['--job', 'j1', '--out', out, '--expect', '3000']))).toBe(0);
+    const files = readdirSync(out).filter((f) => f.endsWith('.txt'));
+    const written = files.flatMap((f) => readFileSync(join(out, f), 'utf8').trim().split('\n'));
+    expect(written.length).toBe(3000);
+    expect(new Set(written).size).toBe(3000);
+    expect([...written].sort()).toEqual([...lines].sort());
+    expect(files).toEqual(expect.arrayContaining(['deu_Latn.txt', 'spa_Latn.txt', 'eng_Latn.txt', 'fra_Latn.txt']));
+    expect(readFileSync(join(out, 'spa_Latn.txt'), 'utf8')).toContain('Mañana vamos');
+  }, 240_000);
 });

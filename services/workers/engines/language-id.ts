@@ -20,12 +20,14 @@ export interface LanguageIdInput {
   mode: 'traffic' | 'coverage';
   topK: number;
   candidates: string[] | null;
+  /** copy the text into the answer (bulk ingestion) */
+  echoText?: boolean;
 }
 
 interface Loaded { session: ort.InferenceSession; info: LidModelInfo; features: FeatureSpec; }
 
 /** Creates the engine. */
-export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAnswer> {
+export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAnswer & { text: string | null }> {
   const repo = new ModelRepository(ctx.repository);
   const models = new Map<string, Promise<Loaded>>();
 
@@ -62,11 +64,11 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
     },
     async run(name, inputs) {
       const m = await get(name);
-      const results: Array<ItemResult<LidAnswer> | undefined> = new Array(inputs.length);
+      const results: Array<ItemResult<LidAnswer & { text: string | null }> | undefined> = new Array(inputs.length);
       const rows: Array<{ i: number; ids: Uint32Array; scripts: Set<string> }> = [];
       inputs.forEach((input, i) => {
         const pre = preflight(input.text);
-        if ('answer' in pre) { results[i] = { output: pre.answer, failure: null }; return; }
+        if ('answer' in pre) { results[i] = { output: { ...pre.answer, text: input.echoText ? input.text : null }, failure: null }; return; }
         rows.push({ i, ids: featureIds(input.text, m.features), scripts: pre.scripts });
       });
       if (rows.length > 0) {
@@ -86,12 +88,12 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
         rows.forEach((r, n) => {
           const input = inputs[r.i]!;
           results[r.i] = {
-            output: decode(logits.subarray(n * C, (n + 1) * C), m.info, input.text, r.scripts, input),
+            output: { ...decode(logits.subarray(n * C, (n + 1) * C), m.info, input.text, r.scripts, input), text: input.echoText ? input.text : null },
             failure: null,
           };
         });
       }
-      return results as Array<ItemResult<LidAnswer>>;
+      return results as Array<ItemResult<LidAnswer & { text: string | null }>>;
     },
   };
 }

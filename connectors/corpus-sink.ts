@@ -1,0 +1,97 @@
+/**
+ * Bulk sink: reads a corpus job's results and appends each text to
+ * `<out>/<label>.txt` (label = ISO 639-3 + ISO 15924, e.g. `swh_Latn.txt`).
+ *
+ * Exactly-once output across crashes: after writing a batch it fsyncs the files and
+ * atomically rewrites `<out>/.checkpoint.json` (next offset per partition, size of every
+ * output file, the line numbers already written: every line below a watermark plus the
+ * few above it), and only then lets the consumer
+ * commit. On start it truncates every file to its checkpointed size (dropping lines
+ * written after the last checkpoint), skips results below the checkpointed offsets, and
+ * skips line numbers already written (a line the source sent twice).
+ *
+ * `npm run connector:sink -- --job web1 --out corpus/ [--expect N]` (exits after N lines when given)
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { H } from '../services/events/topics.ts';
+import { connect, corpusTopic } from './common.ts';
+
+const { values: a } = parseArgs({ options: { job: { type: 'string' }, out: { type: 'string' }, expect: { type: 'string' } } });
+if (!a.job || !a.out) { console.error('usage: npm run connector:sink -- --job NAME --out DIR [--expect N]'); process.exit(2); }
+mkdirSync(a.out, { recursive: true });
+
+/** Written line numbers: all below `below`, and those in `above`. */
+interface Checkpoint { offsets: Record<string, number>; sizes: Record<string, number>; below: number; above: number[]; }
+const cpFile = join(a.out, '.checkpoint.json');
+const cp: Checkpoint = existsSync(cpFile) ? JSON.parse(readFileSync(cpFile, 'utf8')) : { offsets: {}, sizes: {}, below: 0, above: [] };
+// roll the files back to the checkpoint
+for (const f of readdirSync(a.out).filter((f) => f.endsWith('.txt'))) {
+  const label = f.slice(0, -4);
+  if (cp.sizes[label] === undefined) unlinkSync(join(a.out, f));
+  else if (statSync(join(a.out, f)).size > cp.sizes[label]!) truncateSync(join(a.out, f), cp.sizes[label]);
+}
+const above = new Set(cp.above);
+let count = 0;
+const isWritten = (line: number) => line < cp.below || above.has(line);
+function markWritten(line: number): void {
+  above.add(line);
+  count++;
+  while (above.has(cp.below)) { above.delete(cp.below); cp.below++; }
+}
+const { config, transport, codec, logger } = await connect();
+const topic = corpusTopic(config.TOPIC_PREFIX, a.job);
+await transport.ensureTopics([{ name: topic, partitions: config.TOPIC_PARTITIONS }]);
+const expected = a.expect ? Number(a.expect) : Infinity;
+const t0 = Date.now();
+let chain = Promise.resolve();
+
+const consumer = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.corpus-sink.${a.job}`, topics: [topic], fromBeginning: true });
+await consumer.run((batch) => {
+  // batches of different partitions write one at a time
+  const next = chain.then(async () => {
+    const k = String(batch.partition);
+    const byLabel = new Map<string, string[]>();
+    for (const m of batch.messages) {
+      if (m.offset < (cp.offsets[k] ?? 0)) continue;
+      const line = Number(m.headers[H.itemIndex]);
+      if (isWritten(line)) continue;
+      const r = await codec.decode<{ output: { label: string; text: string | null } | null; failure: { error: string } | null }>('language-id/result', m.value);
+      if (!r.output || r.output.text === null) { logger.warn({ line, failure: r.failure }, 'no result text; skipped'); continue; }
+      markWritten(line);
+      byLabel.set(r.output.label, [...(byLabel.get(r.output.label) ?? []), r.output.text.replace(/[\r\n]+/g, ' ')]);
+    }
+    for (const [label, lines] of byLabel) {
+      const fd = openSync(join(a.out!, `${label}.txt`), 'a');
+      writeSync(fd, `${lines.join('\n')}\n`);
+      fsyncSync(fd);
+      closeSync(fd);
+      cp.sizes[label] = statSync(join(a.out!, `${label}.txt`)).size;
+    }
+    cp.offsets[k] = batch.messages[batch.messages.length - 1]!.offset + 1;
+    cp.above = [...above];
+    const tmp = `${cpFile}.tmp`;
+    const fd = openSync(tmp, 'w');
+    writeSync(fd, JSON.stringify(cp));
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, cpFile);
+    const total = cp.below + above.size;
+    process.stderr.write(`\r${a.job}: ${total} lines in ${Object.keys(cp.sizes).length} label files (${Math.round(count / ((Date.now() - t0) / 1000))} lines/s)   `);
+    if (total >= expected) setImmediate(() => void finish());
+  });
+  chain = next.catch(() => undefined);
+  return next;
+});
+
+let finishing = false;
+async function finish(): Promise<void> {
+  if (finishing) return;
+  finishing = true;
+  await consumer.stop();
+  await transport.close();
+  process.stderr.write(`\n${a.job}: done, ${cp.below + above.size} lines\n`);
+  process.exit(0);
+}
+for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => void finish());
