@@ -46,6 +46,9 @@ const schema = {
   },
 } as const;
 
+/** Names of every environment variable the services read (deploy files are checked against it). */
+export const CONFIG_KEYS: readonly string[] = Object.keys(schema.properties);
+
 /** The validated configuration; every field has a value. Times are in ms. */
 export interface Config {
   PORT: number;

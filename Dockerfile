@@ -1,0 +1,15 @@
+# Production image of every lmstream service (the command picks one: --service ...).
+FROM node:24-slim
+WORKDIR /app
+# sqlite3 builds from source when its prebuilt binary cannot be fetched
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+ENV ONNXRUNTIME_NODE_INSTALL=skip NODE_ENV=production
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY services ./services
+COPY schemas ./schemas
+COPY connectors ./connectors
+COPY models ./models
+EXPOSE 8080 8081
+ENTRYPOINT ["node", "--import", "tsx", "services/main.ts"]
+CMD ["--service", "all"]
