@@ -1,7 +1,11 @@
 /**
  * `npm run bench`: requests/s and latency (autocannon) of /v1/language-id, single and
- * batch of 64, through the whole embedded pipeline and with the pipeline bypassed
- * (bench/direct-server.ts), so the pipeline's overhead shows as a ratio.
+ * batch of 64, through the whole embedded pipeline, with the pipeline bypassed
+ * (bench/direct-server.ts) so the pipeline's overhead shows as a ratio, and through
+ * Kafka (librdkafka's mock cluster, services as separate processes); then bulk
+ * ingestion throughput (texts/s from a file to corpus files, connectors/) on
+ * BENCH_BULK_LINES lines (default 100,000). The Kafka rows need Debian's
+ * python3-confluent-kafka (skipped without it, or with BENCH_KAFKA=0).
  *
  * Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (single-text
  * requests in flight, default 64), BENCH_BATCH_CONNECTIONS (default 4),
@@ -14,6 +18,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeFileSync, readdirSync } from 'node:fs';
+import { kafkaAvailable } from '../test/helpers/kafka.ts';
+import { startKafkaEnv } from './kafka-env.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -33,25 +40,26 @@ function start(script: string, port: number, env: Record<string, string> = {}): 
   });
 }
 
-async function ready(port: number): Promise<void> {
+async function ready(base: string | number): Promise<void> {
+  const url = typeof base === 'number' ? `http://127.0.0.1:${base}` : base;
   const end = Date.now() + 60_000;
   while (Date.now() < end) {
     try {
-      const r = await fetch(`http://127.0.0.1:${port}/v1/language-id`, {
+      const r = await fetch(`${url}/v1/language-id`, {
         method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ text: 'warm up the model', model: MODEL }),
       });
       if (r.status === 200) return;
     } catch { /* not listening yet */ }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`server on port ${port} did not become ready`);
+  throw new Error(`server ${url} did not become ready`);
 }
 
 interface Row { scenario: string; 'requests/s': number; 'texts/s': number; 'p50 ms': number; 'p99 ms': number; errors: number; }
 
-async function load(scenario: string, port: number, path: string, bodies: object[], connections: number, textsPerRequest: number): Promise<Row> {
+async function load(scenario: string, base: string | number, path: string, bodies: object[], connections: number, textsPerRequest: number): Promise<Row> {
   const result = await autocannon({
-    url: `http://127.0.0.1:${port}`, connections, duration: DURATION,
+    url: typeof base === 'number' ? `http://127.0.0.1:${base}` : base, connections, duration: DURATION,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
     requests: bodies.map((b) => ({ method: 'POST' as const, path, body: JSON.stringify(b) })),
   });
@@ -73,10 +81,43 @@ for (const [name, script, port] of [['pipeline', 'services/main.ts', 18181], ['d
     child.kill('SIGTERM');
   }
 }
+let bulk: string | undefined;
+if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
+  const k = await startKafkaEnv(KEY);
+  try {
+    await ready(k.gateway);
+    rows.push(await load('kafka single', k.gateway, '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1));
+    rows.push(await load('kafka batch of 64', k.gateway, '/v1/language-id/batch', [{ texts: BATCH, model: MODEL }], BATCH_CONNECTIONS, 64));
+    // bulk ingestion: file → language-ID topic → worker → corpus files
+    const lines = Number(process.env.BENCH_BULK_LINES ?? 100_000);
+    const dir = mkdtempSync(join(tmpdir(), 'bench-bulk-'));
+    const file = join(dir, 'input.txt');
+    writeFileSync(file, Array.from({ length: lines }, (_, i) => `${SENTENCES[i % SENTENCES.length]} ${i}`).join('\n') + '\n');
+    const env = { ...process.env, ...k.env, LOG_LEVEL: 'warn' };
+    const run = (script: string, args: string[]) => new Promise<number | null>((resolve) => {
+      spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { env, stdio: ['ignore', 'ignore', 'ignore'] }).on('exit', resolve);
+    });
+    const t0 = Date.now();
+    const [src, sink] = await Promise.all([
+      run('connectors/lid-source.ts', ['--file', file, '--job', 'bench', '--model', MODEL]),
+      run('connectors/corpus-sink.ts', ['--job', 'bench', '--out', join(dir, 'out'), '--expect', String(lines)]),
+    ]);
+    const s = (Date.now() - t0) / 1000;
+    const labels = readdirSync(join(dir, 'out')).filter((f) => f.endsWith('.txt')).length;
+    bulk = src === 0 && sink === 0
+      ? `bulk ingestion (Kafka): ${lines} lines from file to ${labels} corpus files in ${s.toFixed(1)} s = ${Math.round(lines / s)} texts/s (end to end, one worker)`
+      : `bulk ingestion failed (source exit ${src}, sink exit ${sink})`;
+  } finally {
+    await k.stop();
+  }
+} else {
+  console.log('Kafka rows skipped (BENCH_KAFKA=0, or no python3-confluent-kafka for the mock cluster)');
+}
 console.log(`\n/v1/language-id, model ${MODEL}, ${DURATION} s per row, ${CONNECTIONS} connections (single), ${BATCH_CONNECTIONS} (batch), Node ${process.version}`);
 console.table(rows);
 const ratio = (a: string, b: string) => (rows.find((r) => r.scenario === a)!['requests/s'] / rows.find((r) => r.scenario === b)!['requests/s']).toFixed(2);
 console.log(`pipeline/direct throughput: single ${ratio('pipeline single', 'direct single')}, batch ${ratio('pipeline batch of 64', 'direct batch of 64')}`);
+if (bulk) console.log(bulk);
 const failed = rows.filter((r) => r.errors > 0);
 if (failed.length > 0) {
   console.error(`non-2xx answers or errors in: ${failed.map((r) => r.scenario).join(', ')}; these figures are not valid`);

@@ -4,8 +4,8 @@
  *
  * Exactly-once output across crashes: after writing a batch it fsyncs the files and
  * atomically rewrites `<out>/.checkpoint.json` (next offset per partition, size of every
- * output file, the line numbers already written: every line below a watermark plus the
- * few above it), and only then lets the consumer
+ * output file, the line numbers already written as sorted ranges), and only then lets
+ * the consumer
  * commit. On start it truncates every file to its checkpointed size (dropping lines
  * written after the last checkpoint), skips results below the checkpointed offsets, and
  * skips line numbers already written (a line the source sent twice).
@@ -17,29 +17,25 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { H } from '../services/events/topics.ts';
 import { connect, corpusTopic } from './common.ts';
+import { LineSet } from './line-set.ts';
 
 const { values: a } = parseArgs({ options: { job: { type: 'string' }, out: { type: 'string' }, expect: { type: 'string' } } });
 if (!a.job || !a.out) { console.error('usage: npm run connector:sink -- --job NAME --out DIR [--expect N]'); process.exit(2); }
 mkdirSync(a.out, { recursive: true });
 
-/** Written line numbers: all below `below`, and those in `above`. */
-interface Checkpoint { offsets: Record<string, number>; sizes: Record<string, number>; below: number; above: number[]; }
+/** Written line numbers as sorted, disjoint, non-adjacent half-open ranges [start, end). */
+interface Checkpoint { offsets: Record<string, number>; sizes: Record<string, number>; written: Array<[number, number]>; }
 const cpFile = join(a.out, '.checkpoint.json');
-const cp: Checkpoint = existsSync(cpFile) ? JSON.parse(readFileSync(cpFile, 'utf8')) : { offsets: {}, sizes: {}, below: 0, above: [] };
+const cp: Checkpoint = existsSync(cpFile) ? JSON.parse(readFileSync(cpFile, 'utf8')) : { offsets: {}, sizes: {}, written: [] };
 // roll the files back to the checkpoint
 for (const f of readdirSync(a.out).filter((f) => f.endsWith('.txt'))) {
   const label = f.slice(0, -4);
   if (cp.sizes[label] === undefined) unlinkSync(join(a.out, f));
   else if (statSync(join(a.out, f)).size > cp.sizes[label]!) truncateSync(join(a.out, f), cp.sizes[label]);
 }
-const above = new Set(cp.above);
+const written = new LineSet(cp.written);
 let count = 0;
-const isWritten = (line: number) => line < cp.below || above.has(line);
-function markWritten(line: number): void {
-  above.add(line);
-  count++;
-  while (above.has(cp.below)) { above.delete(cp.below); cp.below++; }
-}
+let total = written.size;
 const { config, transport, codec, logger } = await connect();
 const topic = corpusTopic(config.TOPIC_PREFIX, a.job);
 await transport.ensureTopics([{ name: topic, partitions: config.TOPIC_PARTITIONS }]);
@@ -56,10 +52,12 @@ await consumer.run((batch) => {
     for (const m of batch.messages) {
       if (m.offset < (cp.offsets[k] ?? 0)) continue;
       const line = Number(m.headers[H.itemIndex]);
-      if (isWritten(line)) continue;
+      if (written.has(line)) continue;
       const r = await codec.decode<{ output: { label: string; text: string | null } | null; failure: { error: string } | null }>('language-id/result', m.value);
       if (!r.output || r.output.text === null) { logger.warn({ line, failure: r.failure }, 'no result text; skipped'); continue; }
-      markWritten(line);
+      written.add(line);
+      count++;
+      total++;
       byLabel.set(r.output.label, [...(byLabel.get(r.output.label) ?? []), r.output.text.replace(/[\r\n]+/g, ' ')]);
     }
     for (const [label, lines] of byLabel) {
@@ -70,14 +68,12 @@ await consumer.run((batch) => {
       cp.sizes[label] = statSync(join(a.out!, `${label}.txt`)).size;
     }
     cp.offsets[k] = batch.messages[batch.messages.length - 1]!.offset + 1;
-    cp.above = [...above];
     const tmp = `${cpFile}.tmp`;
     const fd = openSync(tmp, 'w');
     writeSync(fd, JSON.stringify(cp));
     fsyncSync(fd);
     closeSync(fd);
     renameSync(tmp, cpFile);
-    const total = cp.below + above.size;
     process.stderr.write(`\r${a.job}: ${total} lines in ${Object.keys(cp.sizes).length} label files (${Math.round(count / ((Date.now() - t0) / 1000))} lines/s)   `);
     if (total >= expected) setImmediate(() => void finish());
   });
@@ -91,7 +87,7 @@ async function finish(): Promise<void> {
   finishing = true;
   await consumer.stop();
   await transport.close();
-  process.stderr.write(`\n${a.job}: done, ${cp.below + above.size} lines\n`);
+  process.stderr.write(`\n${a.job}: done, ${total} lines\n`);
   process.exit(0);
 }
 for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => void finish());

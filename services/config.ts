@@ -14,6 +14,7 @@ const schema = {
     PORT: { type: 'integer', default: 8080, minimum: 0, maximum: 65535 },
     HOST: { type: 'string', default: '0.0.0.0' },
     LOG_LEVEL: { type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    LOG_REQUESTS: { type: 'boolean', default: true },
     DATA_DIR: { type: 'string', default: resolve(ROOT, 'data') },
     MODEL_REPOSITORY: { type: 'string', default: resolve(ROOT, 'models') },
     TOPIC_PREFIX: { type: 'string', default: 'lmstream', pattern: '^[A-Za-z0-9._-]+$' },
@@ -54,6 +55,8 @@ export interface Config {
   PORT: number;
   HOST: string;
   LOG_LEVEL: string;
+  /** one log line per HTTP request and response (Fastify request logging) */
+  LOG_REQUESTS: boolean;
   /** folder of the SQLite ledger and key store */
   DATA_DIR: string;
   /** model repository: one folder per model (`<name>/config.json`, `<name>/<version>/model.onnx`) */

@@ -7,7 +7,8 @@
  * messages written with an older version still decode.
  */
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { AvroCodec, assertValid, type EventCodec, type SchemaName } from './codec.ts';
+import type avro from 'avsc';
+import { AvroCodec, type EventCodec, type SchemaName } from './codec.ts';
 
 /**
  * Subject of each schema: `<logical topic>-value` (Confluent TopicNameStrategy). Results
@@ -29,6 +30,8 @@ export class SchemaRegistrationError extends Error {
 /** See the module comment. */
 export class RegistryCodec implements EventCodec {
   private readonly ids = new Map<SchemaName, number>();
+  /** resolvers from a writer schema id to a reader schema, built once each */
+  private readonly resolvers = new Map<string, Promise<avro.Resolver>>();
   private constructor(private readonly registry: SchemaRegistry, private readonly local: AvroCodec) {}
 
   /**
@@ -58,11 +61,31 @@ export class RegistryCodec implements EventCodec {
   async encode(schema: SchemaName, value: unknown): Promise<Buffer> {
     const id = this.ids.get(schema);
     if (id === undefined) throw new Error(`schema ${schema} is not registered`);
-    assertValid(this.local.type(schema), schema, value);
+    // the client validates while encoding and names the invalid paths
     return this.registry.encode(id, value);
   }
 
+  /**
+   * Decodes the Confluent wire format (magic byte 0, big-endian 4-byte schema id, Avro
+   * binary). A message written with this build's schema decodes directly; one written
+   * with another version is resolved to this build's schema with a resolver built once
+   * per writer id (the client library would parse the reader schema and build the
+   * resolver on every message).
+   * @throws Error when the magic byte is wrong, the id unknown to the registry, or the schemas do not resolve
+   */
   async decode<T = unknown>(schema: SchemaName, buf: Buffer): Promise<T> {
-    return (await this.registry.decode(buf, { [SchemaType.AVRO]: { readerSchema: this.local.schemaJson(schema) } } as never)) as T;
+    if (buf.length < 5 || buf[0] !== 0) throw new Error(`not a Confluent wire-format message (magic byte ${buf[0]})`);
+    const writerId = buf.readInt32BE(1);
+    const reader = this.local.type(schema);
+    const payload = buf.subarray(5);
+    if (writerId === this.ids.get(schema)) return reader.fromBuffer(payload) as T;
+    const key = `${schema}:${writerId}`;
+    let resolver = this.resolvers.get(key);
+    if (!resolver) {
+      resolver = this.registry.getSchema(writerId).then((writer) => reader.createResolver(writer as unknown as avro.Type));
+      this.resolvers.set(key, resolver);
+      resolver.catch(() => this.resolvers.delete(key));
+    }
+    return reader.fromBuffer(payload, await resolver) as T;
   }
 }

@@ -40,6 +40,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
     },
     bodyLimit: 8 * 1024 * 1024,
+    disableRequestLogging: !opts.config.LOG_REQUESTS,
     ajv: { customOptions: { allowUnionTypes: true, coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false } },
   });
 

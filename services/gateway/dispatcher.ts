@@ -57,7 +57,9 @@ export class Dispatcher {
       const value = values[i]!;
       waits.push(this.correlator.expect(correlationId, ctx.deadline));
       return {
-        key: correlationId,
+        // keyless: request items need no order, and the Kafka producer then puts a whole
+        // linger window into one partition (sticky partitioning, KIP-480)
+        key: null,
         value,
         headers: {
           [H.correlationId]: correlationId, [H.replyTopic]: this.correlator.replyTopic, [H.replyPartition]: '0',
@@ -66,14 +68,17 @@ export class Dispatcher {
         },
       };
     });
+    const t0 = performance.now();
     try {
       await this.producer.send(this.topics.requests(capability), messages);
     } catch (err) {
-      messages.forEach((m) => this.correlator.cancel(m.key, err as Error));
+      messages.forEach((m) => this.correlator.cancel(m.headers[H.correlationId]!, err as Error));
       throw err;
     }
-    ctx.log.debug({ capability, model, items: inputs.length }, 'request events written');
+    const written = performance.now();
+    ctx.log.debug({ capability, model, items: inputs.length, ms: Math.round(written - t0) }, 'request events written');
     const settled = await Promise.allSettled(waits);
+    ctx.log.debug({ ms: Math.round(performance.now() - written) }, 'results received');
     return settled.map((s) => (s.status === 'fulfilled'
       ? (s.value as ItemResult<O>)
       : { output: null, failure: { status: (s.reason as ServiceError).status ?? 500, error: (s.reason as Error).message } }));

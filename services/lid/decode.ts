@@ -60,6 +60,19 @@ export interface DecodeOptions {
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
 
+/** Indices of the k largest positive entries, largest first (insertion into a k-list: O(C·k), k ≤ 25). */
+function topK(z: Float64Array, k: number): number[] {
+  const idx: number[] = [];
+  for (let c = 0; c < z.length; c++) {
+    const v = z[c]!;
+    if (v <= 0 || (idx.length === k && v <= z[idx[k - 1]!]!)) continue;
+    let i = idx.length === k ? k - 1 : idx.length;
+    while (i > 0 && z[idx[i - 1]!]! < v) { if (i < k) idx[i] = idx[i - 1]!; i--; }
+    idx[i] = c;
+  }
+  return idx;
+}
+
 /** The answer for a text with no language in it. */
 export function noLanguage(warning: string): LidAnswer {
   return {
@@ -110,7 +123,7 @@ export function decode(logits: ArrayLike<number>, info: LidModelInfo, text: stri
   for (let c = 0; c < C; c++) if (z[c]! > max) max = z[c]!;
   let sum = 0;
   for (let c = 0; c < C; c++) { z[c] = Number.isFinite(z[c]!) ? Math.exp(z[c]! - max) : 0; sum += z[c]!; }
-  const order = Array.from({ length: C }, (_, i) => i).filter((i) => z[i]! > 0).sort((a, b) => z[b]! - z[a]!);
+  const order = topK(z, opts.topK);
   const best = order[0]!;
   const label = info.labels[best]!;
   const language = info.languages[best]!;
@@ -119,7 +132,7 @@ export function decode(logits: ArrayLike<number>, info: LidModelInfo, text: stri
   return {
     language, script: label.split('_')[1] ?? NO_SCRIPT, label, languageName: languageName(language),
     confidence: round(z[best]! / sum),
-    top: order.slice(0, opts.topK).map((i) => ({ label: info.labels[i]!, language: info.languages[i]!, score: round(z[i]! / sum) })),
+    top: order.map((i) => ({ label: info.labels[i]!, language: info.languages[i]!, score: round(z[i]! / sum) })),
     warnings,
   };
 }

@@ -27,7 +27,10 @@ export const BATCH_DEFAULTS = { max_batch_size: 32, max_queue_delay_ms: 5, max_q
 
 /** Reads models from a repository folder. */
 export class ModelRepository {
-  constructor(readonly root: string) {}
+  private readonly cache = new Map<string, { cfg: ModelConfig | null; until: number }>();
+
+  /** @param cacheMs how long a read config (or its absence) is reused, ms: a model installed meanwhile is seen after this */
+  constructor(readonly root: string, private readonly cacheMs = 5000) {}
 
   /** Folder of a model. */
   dir(name: string): string { return join(this.root, name); }
@@ -38,6 +41,14 @@ export class ModelRepository {
    * @throws SyntaxError when config.json is not JSON
    */
   config(name: string): ModelConfig | null {
+    const hit = this.cache.get(name);
+    if (hit && hit.until > Date.now()) return hit.cfg;
+    const cfg = this.read(name);
+    this.cache.set(name, { cfg, until: Date.now() + this.cacheMs });
+    return cfg;
+  }
+
+  private read(name: string): ModelConfig | null {
     if (!/^[A-Za-z0-9._-]+$/.test(name)) return null;
     const file = join(this.dir(name), 'config.json');
     if (!existsSync(file)) return null;

@@ -2,10 +2,11 @@
  * The Kafka transport (kafkajs). Producer: acks=all, compression, and a short linger
  * that gathers the send() calls of many requests into one `sendBatch`. Consumers:
  * `eachBatch` with manual offset resolution; a batch's offsets are committed only after
- * the handler resolved, heartbeats are sent from the batch loop while the handler runs,
- * and a batch whose partition was revoked meanwhile is not committed.
+ * the handler resolved (the commit request is not awaited before the next fetch: a lost
+ * commit only means a redelivery, which the pipeline tolerates), and heartbeats are sent
+ * from the batch loop while the handler runs.
  */
-import { CompressionTypes, Kafka, Partitioners, logLevel, type Consumer as KConsumer, type KafkaConfig, type Producer as KProducer, type SASLOptions } from 'kafkajs';
+import { CompressionTypes, Kafka, Partitioners, logLevel, type ICustomPartitioner, type Consumer as KConsumer, type KafkaConfig, type Producer as KProducer, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 import {
   type Batch, type BatchHandler, type ConsumedMessage, type Consumer, type ConsumerOptions, type OutgoingMessage,
@@ -111,8 +112,8 @@ export class KafkaTransport implements Transport {
   }
 
   producer(): Producer {
-    // kafkajs' DefaultPartitioner is Kafka's murmur2 partitioner, as in the embedded log
-    this.producerInstance ??= new LingerProducer(this.kafka.producer({ allowAutoTopicCreation: true, createPartitioner: Partitioners.DefaultPartitioner }), this.options);
+    const sticky = new StickyPartitioner();
+    this.producerInstance ??= new LingerProducer(this.kafka.producer({ allowAutoTopicCreation: true, createPartitioner: sticky.create }), this.options, sticky);
     return this.producerInstance;
   }
 
@@ -130,6 +131,31 @@ export class KafkaTransport implements Transport {
 
 interface Pending { topic: string; messages: OutgoingMessage[]; resolve(): void; reject(e: Error): void; }
 
+/**
+ * Keyed messages: kafkajs' DefaultPartitioner (Kafka's murmur2, as the embedded log).
+ * Keyless messages: one partition per linger window and topic, moving on each window
+ * (Kafka's sticky partitioner, KIP-480), so a window becomes one record batch: fewer,
+ * larger batches for the broker and for consumers' fetches.
+ */
+class StickyPartitioner {
+  /** bumped by the producer at each flush */
+  epoch = 0;
+  readonly create: ICustomPartitioner = () => {
+    const murmur = Partitioners.DefaultPartitioner();
+    const chosen = new Map<string, { epoch: number; partition: number }>();
+    return (args) => {
+      if (args.message.key != null) return murmur(args);
+      const c = chosen.get(args.topic);
+      if (c && c.epoch === this.epoch) return c.partition;
+      const available = args.partitionMetadata.filter((p) => p.leader >= 0).map((p) => p.partitionId);
+      const all = available.length > 0 ? available : args.partitionMetadata.map((p) => p.partitionId);
+      const partition = all[(c ? all.indexOf(c.partition) + 1 : Math.floor(Math.random() * all.length)) % all.length]!;
+      chosen.set(args.topic, { epoch: this.epoch, partition });
+      return partition;
+    };
+  };
+}
+
 /** Gathers send() calls for `lingerMs` (or `maxBatchMessages`) into one acks=all sendBatch. */
 class LingerProducer implements Producer {
   private pending: Pending[] = [];
@@ -137,7 +163,7 @@ class LingerProducer implements Producer {
   private timer?: NodeJS.Timeout;
   private connected?: Promise<void>;
 
-  constructor(private readonly producer: KProducer, private readonly o: KafkaTransport['options']) {}
+  constructor(private readonly producer: KProducer, private readonly o: KafkaTransport['options'], private readonly sticky: StickyPartitioner) {}
 
   private connect(): Promise<void> {
     this.connected ??= this.producer.connect();
@@ -163,8 +189,10 @@ class LingerProducer implements Producer {
     this.pending = [];
     this.count = 0;
     if (batch.length === 0) return;
+    this.sticky.epoch++;
     const byTopic = new Map<string, OutgoingMessage[]>();
     for (const p of batch) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), ...p.messages]);
+    const started = performance.now();
     this.connect()
       .then(() => this.producer.sendBatch({
         acks: -1,
@@ -176,7 +204,10 @@ class LingerProducer implements Producer {
           })),
         })),
       }))
-      .then(() => { for (const p of batch) p.resolve(); })
+      .then(() => {
+        this.o.logger?.debug({ messages: batch.reduce((n, p) => n + p.messages.length, 0), ms: Math.round(performance.now() - started) }, 'produced');
+        for (const p of batch) p.resolve();
+      })
       .catch((err: Error) => { const e = new TransportError(`produce failed: ${err.message}`, { cause: err }); for (const p of batch) p.reject(e); });
   }
 
@@ -241,7 +272,7 @@ class KafkaConsumer implements Consumer {
             value: m.value ?? Buffer.alloc(0), headers: headersOf(m.headers), timestamp: Number(m.timestamp),
           }));
           const b: Batch = { topic: batch.topic, partition: batch.partition, messages };
-          this.o.logger?.debug({ topic: batch.topic, partition: batch.partition, first: messages[0]!.offset, last: messages[messages.length - 1]!.offset, group: this.options.groupId }, 'batch received');
+          this.o.logger?.debug({ topic: batch.topic, partition: batch.partition, first: messages[0]!.offset, last: messages[messages.length - 1]!.offset, group: this.options.groupId, lagMs: Date.now() - messages[0]!.timestamp }, 'batch received');
           let settled = false;
           const done = handler(b).finally(() => { settled = true; });
           // heartbeat from the batch loop while the handler works
@@ -253,8 +284,8 @@ class KafkaConsumer implements Consumer {
           if (isStale()) return; // partition revoked meanwhile: its new owner runs it again
           const last = slice[slice.length - 1]!.offset;
           resolveOffset(last);
-          await c.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(Number(last) + 1) }]);
-          this.o.logger?.debug({ topic: batch.topic, partition: batch.partition, committed: Number(last) + 1, group: this.options.groupId }, 'offsets committed');
+          void c.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(Number(last) + 1) }])
+            .catch((err: Error) => this.o.logger?.warn({ err: err.message, group: this.options.groupId, partition: batch.partition }, 'offset commit failed; the batch may be delivered again'));
           await heartbeat().catch(() => undefined);
         }
       },

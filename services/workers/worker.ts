@@ -288,7 +288,9 @@ export class CapabilityWorker {
     const h = msg.headers;
     return {
       partition: h[H.replyPartition] !== undefined ? Number(h[H.replyPartition]) : undefined,
-      key: h[H.correlationId] ?? null,
+      // keyless: on a reply topic without a named partition, a micro-batch's results
+      // then stay together in one record batch (sticky partitioning)
+      key: null,
       value: await this.opts.codec.encode(this.resultSchema, result),
       headers: {
         [H.correlationId]: h[H.correlationId] ?? '', [H.replyTopic]: h[H.replyTopic] ?? '',

@@ -1,0 +1,39 @@
+/**
+ * Starts what the Kafka rows of the benchmark need: librdkafka's mock cluster and the
+ * services as separate processes (registry + billing, a language-ID worker, a gateway),
+ * reusing the test helpers.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startKafka, type TestKafka } from '../test/helpers/kafka.ts';
+import { freePort, startProcess, type ServiceProcess } from '../test/helpers/processes.ts';
+
+/** A running distributed deployment on the mock cluster. */
+export interface KafkaBenchEnv { gateway: string; env: Record<string, string>; kafka: TestKafka; procs: ServiceProcess[]; stop(): Promise<void>; }
+
+/** Starts the deployment; `key` is accepted by the gateway. */
+export async function startKafkaEnv(key: string): Promise<KafkaBenchEnv> {
+  const kafka = await startKafka();
+  const regPort = await freePort();
+  const port = await freePort();
+  const env = {
+    TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: `bench${Date.now()}`, DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-kafka-')),
+    API_KEYS: key, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', KAFKA_FETCH_MAX_WAIT_MS: '5', HOST: '127.0.0.1', SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`,
+    RATE_LIMIT_MAX: '1000000000', LOG_REQUESTS: 'false',
+    // BENCH_SET_<VAR>=value sets <VAR> in every service (tuning runs)
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_SET_')).map(([k, v]) => [k.slice(10), v!])), KAFKA_COMPRESSION: process.env.BENCH_KAFKA_COMPRESSION ?? 'none',
+  };
+  const procs: ServiceProcess[] = [];
+  // BENCH_PROFILE=<dir>: V8 CPU profiles of the worker and the gateway
+  const prof = (name: string) => (process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${name}`] : []);
+  procs.push(await startProcess('registry+billing', ['registry', 'billing'], { ...env, SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }));
+  procs.push(...await Promise.all([
+    startProcess('worker', ['worker:language-id'], env, 60_000, prof('worker')),
+    startProcess('gateway', ['gateway'], { ...env, PORT: String(port) }, 60_000, prof('gateway')),
+  ]));
+  return {
+    gateway: `http://127.0.0.1:${port}`, env, kafka, procs,
+    async stop() { await Promise.all(procs.map((p) => p.kill('SIGTERM'))); await kafka.stop(); },
+  };
+}
