@@ -155,6 +155,7 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
   const procs: ServiceProcess[] = [];
   let env: Record<string, string>;
   const prefix = `bulk${Date.now()}`;
+  let gatewayPort = 0;
   const ROOT = join(import.meta.dirname, '..', '..');
 
   beforeAll(async () => {
@@ -165,8 +166,10 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
       TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn',
       KAFKA_FETCH_MAX_WAIT_MS: '20', KAFKA_SESSION_TIMEOUT_MS: '6000', HOST: '127.0.0.1', SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`,
     };
-    procs.push(await startProcess('registry', ['registry'], { ...env, LOG_LEVEL: 'info', SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }));
-    procs.push(await startProcess('worker', ['worker:language-id'], { ...env, LOG_LEVEL: 'info' }));
+    // `npm start` with TRANSPORT=kafka and no --service: every service in one process,
+    // serving its own Schema Registry
+    gatewayPort = await freePort();
+    procs.push(await startProcess('all', [], { ...env, LOG_LEVEL: 'info', SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort), PORT: String(gatewayPort), API_KEYS: KEY }));
   }, 120_000);
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.kill('SIGKILL')));
@@ -175,6 +178,14 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
 
   const run = (script: string, args: string[]) => spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   const exit = (c: ReturnType<typeof run>) => new Promise<number | null>((r) => c.on('exit', r));
+
+  it('runs every service in one process over Kafka when no --service is given', async () => {
+    const base = `http://127.0.0.1:${gatewayPort}`;
+    expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: 'ok', transport: 'kafka' });
+    let r: Response | undefined;
+    await until(async () => (r = await fetch(`${base}/v1/language-id`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ text: TEXTS[1]![1], model: 'lid-lite-608' }) })).status === 200, 60_000, 'a language-ID answer');
+    expect((await r!.json()).language).toBe('spa');
+  }, 90_000);
 
   it('streams a file into the language-ID topic and writes a corpus split by label, resuming after a crash without duplicates or gaps', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'corpus-'));
