@@ -4,7 +4,9 @@
  * (bench/direct-server.ts) so the pipeline's overhead shows as a ratio, and through
  * Kafka (librdkafka's mock cluster, services as separate processes); then bulk
  * ingestion throughput (texts/s from a file to corpus files, connectors/) on
- * BENCH_BULK_LINES lines (default 100,000). The Kafka rows need Debian's
+ * BENCH_BULK_LINES lines (default 100,000), the source paced at BENCH_BULK_RATE lines/s
+ * (default 4,000: librdkafka's mock cluster keeps only 5 MB per partition and drops the
+ * oldest record batches beyond that, consumed or not). The Kafka rows need Debian's
  * python3-confluent-kafka (skipped without it, or with BENCH_KAFKA=0).
  *
  * Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (single-text
@@ -18,7 +20,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileSync, readdirSync } from 'node:fs';
+import { openSync, writeFileSync, readdirSync } from 'node:fs';
 import { kafkaAvailable } from '../test/helpers/kafka.ts';
 import { startKafkaEnv } from './kafka-env.ts';
 
@@ -94,19 +96,24 @@ if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
     const file = join(dir, 'input.txt');
     writeFileSync(file, Array.from({ length: lines }, (_, i) => `${SENTENCES[i % SENTENCES.length]} ${i}`).join('\n') + '\n');
     const env = { ...process.env, ...k.env, LOG_LEVEL: 'warn' };
+    const limitMs = Number(process.env.BENCH_BULK_TIMEOUT_S ?? 600) * 1000;
+    // connector logs go to <dir>/<job>.<script>.log
     const run = (script: string, args: string[]) => new Promise<number | null>((resolve) => {
-      spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { env, stdio: ['ignore', 'ignore', 'ignore'] }).on('exit', resolve);
+      const log = openSync(join(dir, `${script.split('/').pop()}.log`), 'w');
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { env, stdio: ['ignore', 'ignore', log] });
+      const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+      child.on('exit', (code) => { clearTimeout(timer); resolve(code); });
     });
     const t0 = Date.now();
     const [src, sink] = await Promise.all([
-      run('connectors/lid-source.ts', ['--file', file, '--job', 'bench', '--model', MODEL]),
+      run('connectors/lid-source.ts', ['--file', file, '--job', 'bench', '--model', MODEL, '--rate', process.env.BENCH_BULK_RATE ?? '4000']),
       run('connectors/corpus-sink.ts', ['--job', 'bench', '--out', join(dir, 'out'), '--expect', String(lines)]),
     ]);
     const s = (Date.now() - t0) / 1000;
     const labels = readdirSync(join(dir, 'out')).filter((f) => f.endsWith('.txt')).length;
     bulk = src === 0 && sink === 0
-      ? `bulk ingestion (Kafka): ${lines} lines from file to ${labels} corpus files in ${s.toFixed(1)} s = ${Math.round(lines / s)} texts/s (end to end, one worker)`
-      : `bulk ingestion failed (source exit ${src}, sink exit ${sink})`;
+      ? `bulk ingestion (Kafka): ${lines} lines from file to ${labels} corpus files in ${s.toFixed(1)} s = ${Math.round(lines / s)} texts/s (end to end, one worker; source paced at ${process.env.BENCH_BULK_RATE ?? '4000'} lines/s, because the mock cluster keeps only 5 MB per partition)`
+      : `bulk ingestion failed (source exit ${src}, sink exit ${sink}; logs in ${dir})`;
   } finally {
     await k.stop();
   }

@@ -7,8 +7,11 @@
  * line sent twice is written once by the sink). Each sent text is numbered without gaps
  * (blank lines are skipped and not numbered): the `item-index` header the sink uses.
  *
+ * `--rate N` caps the lines sent per second, so a job does not run further ahead of the
+ * workers than the request topic's retention allows.
+ *
  * `npm run connector:source -- --file corpus.txt --job web1 [--jsonl --field text]
- *   [--model lid-neural-608] [--mode coverage] [--batch 500]`
+ *   [--model lid-neural-608] [--mode coverage] [--batch 500] [--rate N]`
  */
 import { createReadStream, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -19,6 +22,7 @@ import { connect, corpusTopic, topicsFor } from './common.ts';
 const { values: a } = parseArgs({ options: {
   file: { type: 'string' }, job: { type: 'string' }, jsonl: { type: 'boolean', default: false }, field: { type: 'string', default: 'text' },
   model: { type: 'string', default: 'lid-neural-608' }, mode: { type: 'string', default: 'coverage' }, batch: { type: 'string', default: '500' },
+  rate: { type: 'string' },
 } });
 if (!a.file || !a.job || !/^[A-Za-z0-9._-]+$/.test(a.job)) {
   console.error('usage: npm run connector:source -- --file FILE --job NAME [--jsonl --field text] [--model M] [--mode coverage|traffic] [--batch N]');
@@ -76,7 +80,11 @@ for await (const raw of rl) {
   text = text.slice(0, 8000);
   if (text.trim().length === 0) continue;
   pending.push({ line: lineNo, seq: seq++, text });
-  if (pending.length >= batchSize) await flush();
+  if (pending.length >= batchSize) {
+    await flush();
+    // --rate: wait until the lines sent fit the rate
+    if (a.rate) { const ahead = (sent / Number(a.rate)) * 1000 - (Date.now() - t0); if (ahead > 0) await new Promise((r) => setTimeout(r, ahead)); }
+  }
 }
 await flush();
 clearInterval(progress);

@@ -265,6 +265,11 @@ class KafkaConsumer implements Consumer {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.o.partitionsConsumedConcurrently,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        // paused: hold this batch (so its partition fetches nothing more) and keep heartbeating
+        while (this.paused && isRunning()) {
+          await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, this.o.heartbeatIntervalMs); });
+          await heartbeat().catch(() => undefined);
+        }
         for (let start = 0; start < batch.messages.length && isRunning() && !isStale(); start += maxBatch) {
           const slice = batch.messages.slice(start, start + maxBatch);
           const messages: ConsumedMessage[] = slice.map((m) => ({
@@ -292,10 +297,18 @@ class KafkaConsumer implements Consumer {
     });
   }
 
-  /** Stops fetching from the consumer's topics (backpressure). */
-  pause(): void { this.consumer?.pause(this.options.topics.map((topic) => ({ topic }))); }
+  private paused = false;
+  private waiters: Array<() => void> = [];
+
+  /**
+   * Stops consuming (backpressure): the next batch of every partition is held in the
+   * batch loop, which keeps heartbeating, so nothing more is fetched. kafkajs' own
+   * pause()/resume() is not used: a partition paused before its first commit is never
+   * resumed (kafkajs issue #1599), which stalled partitions here.
+   */
+  pause(): void { this.paused = true; }
   /** Resumes after {@link pause}. */
-  resume(): void { this.consumer?.resume(this.options.topics.map((topic) => ({ topic }))); }
+  resume(): void { this.paused = false; for (const w of this.waiters.splice(0)) w(); }
 
   async stop(): Promise<void> {
     this.stopped = true;
