@@ -3,7 +3,7 @@
  * rate limits, metrics, the OpenAPI document and every route of the spec. Starting a
  * server is left to the caller (services/main.ts), so tests use `app.inject()`.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import rateLimit from '@fastify/rate-limit';
@@ -40,7 +40,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
     },
     bodyLimit: 8 * 1024 * 1024,
-    disableRequestLogging: !opts.config.LOG_REQUESTS,
+    logController: new LogController({ disableRequestLogging: !opts.config.LOG_REQUESTS, requestIdLogLabel: 'reqId' }),
     ajv: { customOptions: { allowUnionTypes: true, coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false } },
   });
 
