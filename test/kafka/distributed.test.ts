@@ -92,8 +92,16 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
 
   it('answers every request when a worker is killed mid-batch: its partitions move to the other worker', async () => {
     let done = 0;
-    const pending = Array.from({ length: 24 }, (_, i) => lid(gw[i % 2]!, TEXTS[i % 4]![1]).finally(() => { done++; }));
-    await new Promise((r) => setTimeout(r, 700)); // the slow worker holds its share for 1.5 s
+    // in 12 waves 40 ms apart: each wave is its own produce flush, and the gateways move
+    // keyless messages to the next partition at each flush (sticky partitioning), so the
+    // requests reach every partition, the slow worker's included (regression: sent at
+    // once, all 24 could land on the fast worker's partitions and the test failed)
+    const pending: Array<Promise<{ status: number; body: Record<string, unknown> }>> = [];
+    for (let i = 0; i < 24; i++) {
+      if (i > 0 && i % 2 === 0) await new Promise((r) => setTimeout(r, 40));
+      pending.push(lid(gw[i % 2]!, TEXTS[i % 4]![1]).finally(() => { done++; }));
+    }
+    await new Promise((r) => setTimeout(r, 250)); // the slow worker holds its share for 1.5 s
     const answeredBeforeKill = done;
     await slowWorker.kill('SIGKILL');
     const results = await Promise.all(pending);
