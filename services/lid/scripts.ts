@@ -33,17 +33,36 @@ export const NO_SCRIPT = 'Zxxx';
  *   {@link UNICODE_SCRIPTS} are counted under `Zyyy` (other)
  */
 export function scriptCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const ch of text) {
-    if (!LETTER.test(ch)) continue;
-    let found = 'Zyyy';
-    for (const [code, re] of SCRIPT_REGEXES) {
-      if (re.test(ch)) { found = code; break; }
+  const counts = new Int32Array(NAMES.length);
+  let any = false;
+  for (let i = 0; i < text.length; i++) {
+    let cp = text.charCodeAt(i);
+    let k: number;
+    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
+      cp = text.codePointAt(i)!;
+      i++;
+      k = classify(String.fromCodePoint(cp));
+    } else {
+      k = BMP_SCRIPT[cp]!;
+      if (k === 0) { k = classify(String.fromCharCode(cp)); BMP_SCRIPT[cp] = k; }
     }
-    if (found === 'Zyyy' && /\p{sc=Zinh}/u.test(ch)) continue; // combining marks inherit the base letter's script
-    counts.set(found, (counts.get(found) ?? 0) + 1);
+    if (k > 1) { counts[k]!++; any = true; }
   }
-  return counts;
+  const out = new Map<string, number>();
+  if (any) for (let k = 2; k < NAMES.length; k++) if (counts[k]! > 0) out.set(NAMES[k]!, counts[k]!);
+  return out;
+}
+
+/** Script names by index: 0 = not looked up, 1 = not counted, then UNICODE_SCRIPTS, then Zyyy. */
+const NAMES = ['', '', ...UNICODE_SCRIPTS, 'Zyyy'];
+/** Script index ({@link NAMES}) of each BMP code point, filled on first sight. */
+const BMP_SCRIPT = new Uint8Array(0x10000);
+
+/** Index in {@link NAMES} of one character: 1 when it is not counted. */
+function classify(ch: string): number {
+  if (!LETTER.test(ch)) return 1;
+  for (let k = 0; k < SCRIPT_REGEXES.length; k++) if (SCRIPT_REGEXES[k]![1].test(ch)) return k + 2;
+  return /\p{sc=Zinh}/u.test(ch) ? 1 : NAMES.length - 1; // combining marks inherit the base letter's script
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dominantScript, scriptCounts } from '../../services/lid/scripts.ts';
-import { featureIds, normalise } from '../../services/lid/features.ts';
+import { featureIds, fnv1a, normalise } from '../../services/lid/features.ts';
 import { decode, modelInfo, preflight } from '../../services/lid/decode.ts';
 import { findQgLanguage, languageName } from '../../services/lid/languages.ts';
 
@@ -23,6 +23,29 @@ describe('features', () => {
     expect([...a].every((x) => x >= 0 && x < 1000)).toBe(true);
     expect(normalise('A--b  c', 100)).toBe('a b c');
     expect(featureIds('123 !!', spec)).toHaveLength(0);
+  });
+  // regression: the one-pass extractor must give the n-grams of the plain definition
+  // (normalise, split on spaces, code-point n-grams of ` word `, FNV-1a), or every
+  // trained model would silently get other features
+  it('equal the plain definition on mixed scripts, marks, astral letters and long words', () => {
+    const reference = (text: string, s: typeof spec) => {
+      const out: number[] = [];
+      for (const word of normalise(text, s.maxChars).split(' ').filter(Boolean)) {
+        const chars = Array.from(` ${word} `);
+        for (let n = s.minN; n <= s.maxN; n++) {
+          for (let i = 0; i + n <= chars.length; i++) if (!(n === 1 && chars[i] === ' ')) out.push(fnv1a(chars.slice(i, i + n).join('')) % s.buckets);
+        }
+        if (s.words) out.push(fnv1a(word, 0x9747b28c) % s.buckets);
+      }
+      return out.sort((x, y) => x - y);
+    };
+    const spec = { buckets: 1 << 17, minN: 1, maxN: 4, words: true, maxChars: 300 };
+    const texts = ['Ẹ̀kọ́ ilé-ìwé, 2024!', 'Γειά σου Κόσμε — ПРИВЕТ мир', '𐌰𐌱𐌲 gothic 𝔘𝔫𝔦 😀 中文字 かな', 'x'.repeat(700), 'a\u0301b e\u0301', ''];
+    for (const t of texts) {
+      for (const s of [spec, { ...spec, minN: 2, maxN: 3, words: false, buckets: 1000 }]) {
+        expect([...featureIds(t, s)].sort((x, y) => x - y), t).toEqual(reference(t, s));
+      }
+    }
   });
 });
 

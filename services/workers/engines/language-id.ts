@@ -1,15 +1,16 @@
 /**
  * Language-ID engine: hashed n-gram features (services/lid/features.ts), the ONNX
  * embedding-bag model through onnxruntime-node, then services/lid/decode.ts.
- * Model folder: config.json (features, temperature), labels.json, prior.json,
- * <version>/model.onnx with inputs ids int64[N,L], weights float32[N,L] and output
- * logits float32[N,C].
+ * Model folder: config.json (features, calibration or temperature), labels.json,
+ * prior.json, <version>/model.onnx with the inputs of {@link lidFeeds} and outputs
+ * logits and probs float32[N,C] (graph: scripts/lid-onnx.ts): the softmax with
+ * temperature, traffic prior and label mask runs inside onnxruntime.
  */
 import * as ort from 'onnxruntime-node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { featureIds, type FeatureSpec } from '../../lid/features.ts';
-import { decode, modelInfo, preflight, type LidAnswer, type LidModelInfo } from '../../lid/decode.ts';
+import { answerFrom, modelInfo, planDecode, preflight, type DecodePlan, type LidAnswer, type LidModelInfo, type TemperatureBucket } from '../../lid/decode.ts';
 import { ModelRepository } from '../../models/repository.ts';
 import { EngineError, type Engine, type EngineContext, type ItemResult } from './types.ts';
 
@@ -25,6 +26,41 @@ export interface LanguageIdInput {
 }
 
 interface Loaded { session: ort.InferenceSession; info: LidModelInfo; features: FeatureSpec; }
+
+/** One text of a micro-batch that goes through the model. */
+export interface LidRow {
+  /** index of the text in the micro-batch */
+  i: number;
+  /** feature ids ({@link featureIds}) */
+  ids: Uint32Array;
+  plan: DecodePlan;
+}
+
+/**
+ * The model's inputs for a micro-batch (graph: scripts/lid-onnx.ts): ids int32[N, L]
+ * padded with `buckets` (the model's zero row), scale float32[N, 1] = 1 / features of
+ * the row (0 for none), inv_temperature and prior_weight float32[N, 1] and mask
+ * float32[N, C] from each row's plan, log_prior float32[1, C].
+ */
+export function lidFeeds(rows: readonly LidRow[], buckets: number, logPrior: Float32Array): Record<string, ort.Tensor> {
+  const N = rows.length, C = logPrior.length;
+  let L = 1;
+  for (const r of rows) if (r.ids.length > L) L = r.ids.length;
+  const ids = new Int32Array(N * L).fill(buckets);
+  const scale = new Float32Array(N), invT = new Float32Array(N), priorW = new Float32Array(N), mask = new Float32Array(N * C);
+  rows.forEach((r, n) => {
+    ids.set(r.ids, n * L);
+    scale[n] = r.ids.length > 0 ? 1 / r.ids.length : 0;
+    invT[n] = r.plan.invTemperature;
+    priorW[n] = r.plan.priorWeight;
+    mask.set(r.plan.mask, n * C);
+  });
+  return {
+    ids: new ort.Tensor('int32', ids, [N, L]), scale: new ort.Tensor('float32', scale, [N, 1]),
+    inv_temperature: new ort.Tensor('float32', invT, [N, 1]), prior_weight: new ort.Tensor('float32', priorW, [N, 1]),
+    log_prior: new ort.Tensor('float32', logPrior, [1, C]), mask: new ort.Tensor('float32', mask, [N, C]),
+  };
+}
 
 /** Creates the engine. */
 export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAnswer & { text: string | null }> {
@@ -42,7 +78,10 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
       intraOpNumThreads: ctx.intraOpThreads,
       graphOptimizationLevel: 'all',
     });
-    return { session, info: modelInfo(labels, prior, Number(cfg.temperature ?? 1)), features: cfg.features as FeatureSpec };
+    const calibration = Array.isArray(cfg.calibration)
+      ? (cfg.calibration as Array<{ max_chars: number | null; temperature: number }>).map((b): TemperatureBucket => ({ maxChars: b.max_chars, temperature: b.temperature }))
+      : Number(cfg.temperature ?? 1);
+    return { session, info: modelInfo(labels, prior, calibration), features: cfg.features as FeatureSpec };
   }
 
   function get(name: string): Promise<Loaded> {
@@ -65,33 +104,20 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
     async run(name, inputs) {
       const m = await get(name);
       const results: Array<ItemResult<LidAnswer & { text: string | null }> | undefined> = new Array(inputs.length);
-      const rows: Array<{ i: number; ids: Uint32Array; scripts: Set<string> }> = [];
+      const rows: LidRow[] = [];
+      const done = (i: number, a: LidAnswer) => { results[i] = { output: { ...a, text: inputs[i]!.echoText ? inputs[i]!.text : null }, failure: null }; };
       inputs.forEach((input, i) => {
         const pre = preflight(input.text);
-        if ('answer' in pre) { results[i] = { output: { ...pre.answer, text: input.echoText ? input.text : null }, failure: null }; return; }
-        rows.push({ i, ids: featureIds(input.text, m.features), scripts: pre.scripts });
+        if ('answer' in pre) return done(i, pre.answer);
+        const plan = planDecode(m.info, input.text, pre.scripts, input);
+        if ('answer' in plan) return done(i, plan.answer);
+        rows.push({ i, ids: featureIds(input.text, m.features), plan });
       });
       if (rows.length > 0) {
-        const L = Math.max(1, ...rows.map((r) => r.ids.length));
-        const ids = new BigInt64Array(rows.length * L);
-        const weights = new Float32Array(rows.length * L);
-        rows.forEach((r, n) => {
-          const w = r.ids.length > 0 ? 1 / r.ids.length : 0;
-          for (let k = 0; k < r.ids.length; k++) { ids[n * L + k] = BigInt(r.ids[k]!); weights[n * L + k] = w; }
-        });
-        const out = await m.session.run({
-          ids: new ort.Tensor('int64', ids, [rows.length, L]),
-          weights: new ort.Tensor('float32', weights, [rows.length, L]),
-        });
-        const logits = out.logits!.data as Float32Array;
+        const out = await m.session.run(lidFeeds(rows, m.features.buckets, m.info.logPrior));
+        const probs = out.probs!.data as Float32Array;
         const C = m.info.labels.length;
-        rows.forEach((r, n) => {
-          const input = inputs[r.i]!;
-          results[r.i] = {
-            output: { ...decode(logits.subarray(n * C, (n + 1) * C), m.info, input.text, r.scripts, input), text: input.echoText ? input.text : null },
-            failure: null,
-          };
-        });
+        rows.forEach((r, n) => done(r.i, answerFrom(probs.subarray(n * C, (n + 1) * C), m.info, r.plan.chars, inputs[r.i]!.topK)));
       }
       return results as Array<ItemResult<LidAnswer & { text: string | null }>>;
     },

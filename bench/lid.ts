@@ -1,0 +1,221 @@
+/**
+ * `npm run bench:lid`: accuracy, macro-F1, calibration (ECE, 15 bins), confusions among
+ * related languages and single-core speed of lid-neural-608 and lid-lite-608, beside
+ * franc-all and cld3-asm on the same texts, in one run.
+ *
+ * Test data: ../shared/data/lid-eval (sentences, word pairs, single words; 79 languages ×
+ * 100 lines; Lingua's accuracy-report data from the Leipzig corpora, Apache-2.0, see its
+ * README). It is read here only: nothing is trained or tuned on it.
+ *
+ * Our models run through the language-ID engine of the workers (features, onnxruntime
+ * with one intra-op thread, decoding), in micro-batches of 256, exactly as the batch
+ * route runs them. franc-all and cld3-asm are scored on the languages each can answer
+ * (ISO 639-3 after mapping, see {@link cld3ToIso3}); ours on all 79 and on each of
+ * those subsets. Speed: the eval sentences of 80–120 characters, one thread.
+ *
+ * Options: --sets sentences,wordpairs,words  --seconds N (per speed row, default 3)
+ *          --eval-dir DIR (default ../shared/data/lid-eval)
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { franc } from 'franc-all';
+import { loadModule } from 'cld3-asm';
+import { iso6393To1 } from 'iso-639-3';
+import * as ort from 'onnxruntime-node';
+import { createEngine, lidFeeds } from '../services/workers/engines/language-id.ts';
+import type { LanguageIdInput } from '../services/workers/engines/language-id.ts';
+import { featureIds, type FeatureSpec } from '../services/lid/features.ts';
+import { modelInfo, planDecode, preflight, type DecodePlan } from '../services/lid/decode.ts';
+import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, type Prediction } from '../services/lid/evaluation.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { values: args } = parseArgs({
+  options: {
+    sets: { type: 'string', default: 'sentences,wordpairs,words' },
+    seconds: { type: 'string', default: '3' },
+    'eval-dir': { type: 'string', default: join(ROOT, '..', 'shared', 'data', 'lid-eval') },
+  },
+});
+const SETS = args.sets.split(',').filter(Boolean);
+const SECONDS = Number(args.seconds);
+const MODELS = ['lid-neural-608', 'lid-lite-608'];
+
+/**
+ * Languages CLD3 can answer (google/cld3 README, "Supported Languages", 107 codes; ISO
+ * 639-1 or 639-2, `-Latn` for romanised text).
+ */
+const CLD3_CODES = ('af am ar bg bg-Latn bn bs ca ceb co cs cy da de el el-Latn en eo es et eu fa fi fil fr fy ga gd gl gu ha haw hi hi-Latn hmn hr ht hu hy id ig is it iw ja ja-Latn jv ka kk km kn ko ku ky la lb lo lt lv mg mi mk ml mn mr ms mt my ne nl no ny pa pl ps pt ro ru ru-Latn sd si sk sl sm sn so sq sr st su sv sw ta te tg th tr uk ur uz vi xh yi yo zh zh-Latn zu').split(' ');
+
+/**
+ * ISO 639-1 macrolanguage codes mapped to the individual language the eval labels use
+ * (the mapping of ../shared/data/lid-eval/README.md, plus CLD3's own codes iw, jv, fil).
+ */
+const MACRO: Record<string, string> = {
+  ar: 'arb', az: 'azj', et: 'ekk', fa: 'pes', lv: 'lvs', mn: 'khk', ms: 'zsm', om: 'gaz', sq: 'als', sw: 'swh', zh: 'cmn',
+  no: 'nob', uz: 'uzn', ne: 'npi', iw: 'heb', jv: 'jav', fil: 'tgl', yi: 'ydd', ku: 'kmr', mg: 'plt',
+};
+const ISO1_TO_3 = new Map(Object.entries(iso6393To1).map(([three, one]) => [one, three]));
+
+/** CLD3 answer → ISO 639-3 (romanised variants keep a `-Latn` suffix, so they never match). */
+function cld3ToIso3(code: string): string {
+  const [base, suffix] = code.split('-');
+  const three = MACRO[base!] ?? (base!.length === 3 ? base! : ISO1_TO_3.get(base!) ?? base!);
+  return suffix ? `${three}-${suffix}` : three;
+}
+/** franc-all answers ISO 639-3; `zlm` (Malay, individual language) stands for zsm here. */
+const francToIso3 = (code: string) => (code === 'zlm' ? 'zsm' : code);
+function francLanguages(): Set<string> {
+  const dir = join(ROOT, 'node_modules', 'franc-all');
+  const codes = new Set<string>();
+  for (const f of ['data.js', 'expressions.js']) for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/^ {2,4}([a-z]{3}):/gm)) codes.add(francToIso3(m[1]!));
+  return codes;
+}
+
+/** Everyday short texts and non-language texts, written for this bench (not from any data set). */
+const SHORT_TEXTS = [
+  'Hello world', 'Can you help me please?', 'thank you', 'good morning', 'Merci beaucoup', 'Danke schön', 'gracias amigo', 'obrigado',
+  'Dobar dan', 'terima kasih', 'asante sana', 'ẹ ku aarọ', 'Привет', 'const x = foo(bar[1]);', 'xqzvbn kjhgt', '3.14 + 2 = 5.14',
+];
+
+interface Item { label: string; text: string; }
+function loadSet(name: string): Item[] {
+  return readFileSync(join(args['eval-dir'], `${name}.tsv`), 'utf8').trim().split('\n').map((l) => {
+    const [label, text] = l.split('\t');
+    return { label: label!, text: text! };
+  });
+}
+
+const lang = (label: string) => label.split('_')[0]!;
+const pct = (x: number) => (100 * x).toFixed(1);
+
+/** Runs one of our models over texts in micro-batches of 256. */
+async function runOurs(engine: ReturnType<typeof createEngine>, model: string, texts: string[], mode: 'traffic' | 'coverage'): Promise<Array<{ label: string; confidence: number }>> {
+  const out: Array<{ label: string; confidence: number }> = [];
+  for (let i = 0; i < texts.length; i += 256) {
+    const batch: LanguageIdInput[] = texts.slice(i, i + 256).map((text) => ({ text, model, mode, topK: 1, candidates: null }));
+    const res = await engine.run(model, batch);
+    for (const r of res) out.push(r.output ? { label: r.output.label, confidence: r.output.confidence } : { label: 'error', confidence: 0 });
+  }
+  return out;
+}
+
+function timeLoop(fn: () => number): number {
+  const end = performance.now() + SECONDS * 1000;
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() < end) n += fn();
+  return n / ((performance.now() - t0) / 1000);
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(args['eval-dir'])) throw new Error(`evaluation sets not found in ${args['eval-dir']}`);
+  ort.env.logLevel = 'error';
+  const engine = createEngine({ repository: join(ROOT, 'models'), executionProvider: 'cpu', intraOpThreads: 1 });
+  const cld3Factory = await loadModule();
+  const cld3 = cld3Factory.create(0, 2000);
+  const francLangs = francLanguages();
+  const cld3Langs = new Set(CLD3_CODES.filter((c) => !c.includes('-')).map(cld3ToIso3));
+  const systems: Array<{ name: string; langs: Set<string> | null }> = [
+    { name: 'franc-all 7', langs: francLangs }, { name: 'cld3-asm 4', langs: cld3Langs },
+  ];
+
+  console.log(`# bench:lid — ${new Date().toISOString()} — Node ${process.version}, onnxruntime-node ${ort.env.versions.common}\n`);
+  const confusionGroups = [['bos', 'hrv', 'srp'], ['glg', 'por', 'spa'], ['zsm', 'ind'], ['arb', 'ary', 'arz', 'apc', 'acm', 'aeb', 'pes', 'urd'], ['bam', 'dyu'], ['nob', 'nno', 'dan', 'swe'], ['ces', 'slk'], ['bul', 'mkd', 'rus', 'ukr', 'bel'], ['zul', 'xho'], ['sot', 'tsn']];
+  const summary: string[] = [];
+  for (const set of SETS) {
+    const items = loadSet(set);
+    const texts = items.map((x) => x.text);
+    const langsInSet = new Set(items.map((x) => lang(x.label)));
+    console.log(`## ${set}: ${items.length} texts, ${langsInSet.size} languages\n`);
+    const ours = new Map<string, Prediction[]>();
+    for (const model of MODELS) {
+      for (const mode of ['coverage', 'traffic'] as const) {
+        const res = await runOurs(engine, model, texts, mode);
+        ours.set(`${model} ${mode}`, res.map((r, i) => ({ gold: items[i]!.label, predicted: r.label, confidence: r.confidence })));
+      }
+    }
+    const others = new Map<string, Prediction[]>();
+    others.set('franc-all 7', texts.map((t, i) => ({ gold: lang(items[i]!.label), predicted: francToIso3(franc(t, { minLength: 1 })), confidence: 0 })));
+    others.set('cld3-asm 4', texts.map((t, i) => ({ gold: lang(items[i]!.label), predicted: cld3ToIso3(cld3.findLanguage(t).language), confidence: 0 })));
+
+    console.log('| system | languages | accuracy | macro-F1 | ECE (15 bins) |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const [name, preds] of ours) {
+      console.log(`| ${name} | ${langsInSet.size} | ${pct(accuracy(preds))}% | ${pct(macroF1(preds))} | ${pct(expectedCalibrationError(preds))}% |`);
+      if (name.endsWith('coverage')) summary.push(`${set}\t${name}\t${pct(accuracy(preds))}`);
+    }
+    for (const { name, langs } of systems) {
+      const keep = (p: Prediction) => langs!.has(p.gold.split('_')[0]!);
+      const theirs = others.get(name)!.filter(keep);
+      const n = new Set(theirs.map((p) => p.gold)).size;
+      console.log(`| ${name} | ${n} | ${pct(accuracy(theirs))}% | ${pct(macroF1(theirs))} | – |`);
+      for (const model of MODELS) {
+        const mine = ours.get(`${model} coverage`)!.filter(keep);
+        console.log(`| ↳ ${model} coverage on ${name}'s ${n} languages | ${n} | ${pct(accuracy(mine))}% | ${pct(macroF1(mine))} | |`);
+      }
+    }
+    const neural = ours.get('lid-neural-608 coverage')!;
+    const lines = confusionGroups.flatMap((g) => confusionsWithin(neural, g).slice(0, 4).map((c) => `${c.gold}→${c.predicted} ${c.count}`));
+    console.log(`\nlid-neural-608 (coverage) confusions among related languages: ${lines.join(', ') || 'none'}`);
+    const perLang = new Map<string, { ok: number; n: number }>();
+    for (const p of neural) { const s = perLang.get(p.gold) ?? { ok: 0, n: 0 }; s.n++; if (p.gold === p.predicted) s.ok++; perLang.set(p.gold, s); }
+    const worst = [...perLang].sort((a, b) => a[1].ok / a[1].n - b[1].ok / b[1].n).slice(0, 12);
+    console.log(`lowest per-language accuracy: ${worst.map(([l, s]) => `${l} ${Math.round((100 * s.ok) / s.n)}%`).join(', ')}\n`);
+  }
+
+  // --- short everyday texts: what each mode does ----------------------------------------
+  console.log('## short everyday texts (written for this bench): answers per mode\n');
+  console.log(`| text | ${MODELS.flatMap((m) => [`${m} coverage`, `${m} traffic`]).join(' | ')} | franc-all | cld3-asm |`);
+  console.log(`|---|${MODELS.flatMap(() => ['---', '---']).join('|')}|---|---|`);
+  for (const text of SHORT_TEXTS) {
+    const cells: string[] = [];
+    for (const model of MODELS) for (const mode of ['coverage', 'traffic'] as const) {
+      const [a] = await runOurs(engine, model, [text], mode);
+      cells.push(`${a!.label} ${a!.confidence.toFixed(2)}`);
+    }
+    console.log(`| ${text} | ${cells.join(' | ')} | ${franc(text, { minLength: 1 })} | ${cld3.findLanguage(text).language} |`);
+  }
+  console.log('');
+
+  // --- speed -------------------------------------------------------------------------
+  const sentences = loadSet('sentences').map((x) => x.text).filter((t) => t.length >= 80 && t.length <= 120);
+  const mean = sentences.reduce((s, t) => s + t.length, 0) / sentences.length;
+  console.log(`## speed: one thread, ${sentences.length} sentences of 80–120 characters (mean ${mean.toFixed(0)}), batches of 256, ${SECONDS} s per row\n`);
+  console.log('| system | texts/s |');
+  console.log('|---|---:|');
+  for (const model of MODELS) {
+    const batches: LanguageIdInput[][] = [];
+    for (let i = 0; i < sentences.length; i += 256) batches.push(sentences.slice(i, i + 256).map((text) => ({ text, model, mode: 'traffic', topK: 1, candidates: null })));
+    await engine.run(model, batches[0]!);
+    let k = 0;
+    const end = performance.now() + SECONDS * 1000;
+    const t0 = performance.now();
+    let n = 0;
+    while (performance.now() < end) { const b = batches[k++ % batches.length]!; await engine.run(model, b); n += b.length; }
+    console.log(`| ${model} (features + onnxruntime + decoding, the batch route's work) | ${Math.round(n / ((performance.now() - t0) / 1000))} |`);
+    // the ONNX session alone, on precomputed features
+    const cfg = JSON.parse(readFileSync(join(ROOT, 'models', model, 'config.json'), 'utf8')) as { features: FeatureSpec };
+    const session = await ort.InferenceSession.create(join(ROOT, 'models', model, '1', 'model.onnx'), { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+    const info = modelInfo(JSON.parse(readFileSync(join(ROOT, 'models', model, 'labels.json'), 'utf8')), JSON.parse(readFileSync(join(ROOT, 'models', model, 'prior.json'), 'utf8')), 1);
+    const feeds = batches.map((b) => {
+      const rows = b.map((x, i) => ({ i, ids: featureIds(x.text, cfg.features), plan: planDecode(info, x.text, (preflight(x.text) as { scripts: Set<string> }).scripts, x) as DecodePlan }));
+      return { n: b.length, feed: lidFeeds(rows, cfg.features.buckets, info.logPrior) };
+    });
+    let j = 0, m = 0;
+    const e2 = performance.now() + SECONDS * 1000, t2 = performance.now();
+    while (performance.now() < e2) { const f = feeds[j++ % feeds.length]!; await session.run(f.feed); m += f.n; }
+    console.log(`| ${model} (onnxruntime session alone: embedding bag, softmax) | ${Math.round(m / ((performance.now() - t2) / 1000))} |`);
+    await session.release();
+  }
+  let fi = 0;
+  console.log(`| franc-all 7 | ${Math.round(timeLoop(() => { franc(sentences[fi++ % sentences.length]!, { minLength: 1 }); return 1; }))} |`);
+  let ci = 0;
+  console.log(`| cld3-asm 4 | ${Math.round(timeLoop(() => { cld3.findLanguage(sentences[ci++ % sentences.length]!); return 1; }))} |`);
+  cld3.dispose();
+  for (const model of MODELS) await engine.unload(model);
+  console.log(`\n${summary.join('\n')}`);
+}
+
+await main();

@@ -1,0 +1,86 @@
+/**
+ * Metrics of a language identifier on a labelled test set: accuracy, macro-F1,
+ * expected calibration error and the most frequent confusions. Used by the training
+ * script (held-out split) and by `npm run bench:lid` (../shared/data/lid-eval).
+ */
+
+/** One prediction: the gold label, the predicted label and its confidence in [0, 1]. */
+export interface Prediction {
+  gold: string;
+  predicted: string;
+  confidence: number;
+}
+
+/** Share of predictions equal to the gold label, in [0, 1]; 0 for an empty list. */
+export function accuracy(preds: readonly Prediction[]): number {
+  if (preds.length === 0) return 0;
+  let ok = 0;
+  for (const p of preds) if (p.gold === p.predicted) ok++;
+  return ok / preds.length;
+}
+
+/**
+ * Macro-averaged F1 over the gold labels of the set, in [0, 1]: the unweighted mean of
+ * each gold label's F1 = 2·P·R / (P + R). Predictions of labels outside the gold set
+ * count as false negatives of their gold label only (the usual convention for
+ * language ID, where a detector may answer any of hundreds of labels).
+ */
+export function macroF1(preds: readonly Prediction[]): number {
+  const gold = new Set(preds.map((p) => p.gold));
+  if (gold.size === 0) return 0;
+  const tp = new Map<string, number>(), fp = new Map<string, number>(), fn = new Map<string, number>();
+  const inc = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  for (const p of preds) {
+    if (p.gold === p.predicted) inc(tp, p.gold);
+    else {
+      inc(fn, p.gold);
+      if (gold.has(p.predicted)) inc(fp, p.predicted);
+    }
+  }
+  let sum = 0;
+  for (const g of gold) {
+    const t = tp.get(g) ?? 0;
+    const denom = 2 * t + (fp.get(g) ?? 0) + (fn.get(g) ?? 0);
+    sum += denom === 0 ? 0 : (2 * t) / denom;
+  }
+  return sum / gold.size;
+}
+
+/**
+ * Expected calibration error (Naeini et al. 2015; the 15 equal-width confidence bins of
+ * Guo et al. 2017, "On Calibration of Modern Neural Networks"): the sample-weighted mean
+ * over bins of |accuracy − mean confidence|, in [0, 1].
+ * @param bins number of equal-width bins over [0, 1], default 15
+ */
+export function expectedCalibrationError(preds: readonly Prediction[], bins = 15): number {
+  if (preds.length === 0) return 0;
+  const n = new Array<number>(bins).fill(0), conf = new Array<number>(bins).fill(0), ok = new Array<number>(bins).fill(0);
+  for (const p of preds) {
+    const b = Math.min(bins - 1, Math.max(0, Math.ceil(p.confidence * bins) - 1));
+    n[b]!++;
+    conf[b]! += p.confidence;
+    if (p.gold === p.predicted) ok[b]!++;
+  }
+  let ece = 0;
+  for (let b = 0; b < bins; b++) if (n[b]! > 0) ece += Math.abs(ok[b]! - conf[b]!) / preds.length;
+  return ece;
+}
+
+/** A confusion: how often `gold` was answered as `predicted`. */
+export interface Confusion { gold: string; predicted: string; count: number; }
+
+/**
+ * Confusions among a group of related labels (e.g. bos/hrv/srp), most frequent first.
+ * @param group labels (or ISO 639-3 codes, matched against the part before `_`)
+ */
+export function confusionsWithin(preds: readonly Prediction[], group: readonly string[]): Confusion[] {
+  const inGroup = (label: string) => group.includes(label) || group.includes(label.split('_')[0]!);
+  const counts = new Map<string, number>();
+  for (const p of preds) {
+    if (p.gold === p.predicted || !inGroup(p.gold) || !inGroup(p.predicted)) continue;
+    const k = `${p.gold}\t${p.predicted}`;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return [...counts].map(([k, count]) => { const [gold, predicted] = k.split('\t') as [string, string]; return { gold, predicted, count }; })
+    .sort((a, b) => b.count - a.count || a.gold.localeCompare(b.gold));
+}

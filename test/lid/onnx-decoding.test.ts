@@ -1,0 +1,58 @@
+/**
+ * The ONNX graph's decoding (temperature, traffic prior, label mask, softmax: see
+ * scripts/lid-onnx.ts) must give the answers of the JavaScript reference
+ * (services/lid/decode.ts `decode`) on the same logits, for both shipped models.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { describe, expect, it } from 'vitest';
+import { answerFrom, decode, modelInfo, planDecode, preflight, type DecodeOptions, type DecodePlan, type TemperatureBucket } from '../../services/lid/decode.ts';
+import { featureIds, type FeatureSpec } from '../../services/lid/features.ts';
+import { lidFeeds } from '../../services/workers/engines/language-id.ts';
+
+const MODELS = join(import.meta.dirname, '..', '..', 'models');
+const TEXTS = [
+  'Hello world', 'merci', 'Wir fahren morgen früh mit dem Zug nach Hamburg.', 'Привет, как дела?', 'for (i = 0; i < n; i++) {}',
+  'Mo fẹ́ lọ sí ọjà', 'こんにちは', 'Dobar dan, kako ste?', 'Habari za asubuhi, rafiki yangu', 'x',
+];
+const OPTIONS: DecodeOptions[] = [
+  { mode: 'traffic', topK: 5 }, { mode: 'coverage', topK: 3 }, { mode: 'traffic', topK: 2, candidates: ['eng', 'fra', 'swa', 'hau'] },
+];
+
+describe.each(['lid-neural-608', 'lid-lite-608'])('%s', (model) => {
+  it('answers in the graph as the JavaScript decoder does on the graph\'s logits', async () => {
+    const dir = join(MODELS, model);
+    const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { features: FeatureSpec; calibration: Array<{ max_chars: number | null; temperature: number }> };
+    const calibration: TemperatureBucket[] = cfg.calibration.map((b) => ({ maxChars: b.max_chars, temperature: b.temperature }));
+    const info = modelInfo(JSON.parse(readFileSync(join(dir, 'labels.json'), 'utf8')), JSON.parse(readFileSync(join(dir, 'prior.json'), 'utf8')), calibration);
+    const session = await ort.InferenceSession.create(join(dir, '1', 'model.onnx'));
+    try {
+      for (const opts of OPTIONS) {
+        const rows = TEXTS.flatMap((text, i) => {
+          const scripts = (preflight(text) as { scripts: Set<string> }).scripts;
+          const plan = planDecode(info, text, scripts, opts);
+          if ('answer' in plan) { // no allowed label in the text's scripts: decided before the model
+            expect(plan.answer.label).toBe('zxx_Zxxx');
+            expect(opts.candidates).toBeDefined();
+            return [];
+          }
+          return [{ i, text, scripts, ids: featureIds(text, cfg.features), plan: plan as DecodePlan }];
+        });
+        expect(rows.length).toBeGreaterThanOrEqual(TEXTS.length - 2);
+        const out = await session.run(lidFeeds(rows, cfg.features.buckets, info.logPrior));
+        const C = info.labels.length;
+        const logits = out.logits!.data as Float32Array, probs = out.probs!.data as Float32Array;
+        rows.forEach((r, n) => {
+          const fromGraph = answerFrom(probs.subarray(n * C, (n + 1) * C), info, r.plan.chars, opts.topK);
+          const reference = decode(logits.subarray(n * C, (n + 1) * C), info, r.text, r.scripts, opts);
+          expect(fromGraph.top.map((t) => t.label), `${r.text} ${JSON.stringify(opts)}`).toEqual(reference.top.map((t) => t.label));
+          fromGraph.top.forEach((t, k) => expect(t.score).toBeCloseTo(reference.top[k]!.score, 3));
+          if (opts.candidates) expect(['eng', 'fra', 'swh', 'swc', 'hau'], 'candidates, macrolanguage swa = swh, swc').toContain(fromGraph.language);
+        });
+      }
+    } finally {
+      await session.release();
+    }
+  });
+});
