@@ -46,9 +46,9 @@ const SHARED = join(ROOT, '..', 'shared', 'data', 'corpora');
 interface ModelPlan { name: string; dim: number; features: FeatureSpec; epochs: number; perLabel: { k: number; min: number; max: number }; lr: number; }
 
 const PLANS: ModelPlan[] = [
-  { name: 'lid-neural-608', dim: 32, epochs: 8, perLabel: { k: 40, min: 800, max: 6000 }, lr: 0.4,
+  { name: 'lid-neural-608', dim: 32, epochs: 8, perLabel: { k: 40, min: 1600, max: 6000 }, lr: 0.4,
     features: { buckets: 1 << 18, minN: 1, maxN: 4, words: true, maxChars: 2000 } },
-  { name: 'lid-lite-608', dim: 16, epochs: 6, perLabel: { k: 30, min: 600, max: 4000 }, lr: 0.4,
+  { name: 'lid-lite-608', dim: 16, epochs: 6, perLabel: { k: 30, min: 1200, max: 4000 }, lr: 0.4,
     features: { buckets: 1 << 16, minN: 1, maxN: 3, words: false, maxChars: 1000 } },
 ];
 

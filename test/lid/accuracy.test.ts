@@ -17,10 +17,14 @@ let svc: Embedded;
 beforeAll(async () => { svc = await startService(); });
 afterAll(async () => { await svc.close(); });
 
+/** Closely related languages: the neural model's mistakes on these sentences must stay inside one group. */
+const RELATED = [['amh', 'tir'], ['zul', 'xho', 'nbl', 'ssw'], ['bos', 'hrv', 'srp'], ['glg', 'por', 'spa'], ['zsm', 'ind'], ['nob', 'nno', 'dan', 'swe'], ['ces', 'slk']];
+const related = (a: string, b: string) => RELATED.some((g) => g.includes(a.split('_')[0]!) && g.includes(b.split('_')[0]!));
+
 describe.each([
-  ['lid-neural-608', 0.95],
-  ['lid-lite-608', 0.85],
-])('%s', (model, minAccuracy) => {
+  ['lid-neural-608', 0.92, true],
+  ['lid-lite-608', 0.85, false],
+])('%s', (model, minAccuracy, onlyRelated) => {
   it(`labels at least ${minAccuracy * 100}% of ${SENTENCES.length} sentences in ${new Set(SENTENCES.map((s) => s.label)).size} languages correctly`, async () => {
     const r = await post(svc, '/v1/language-id/batch', { texts: SENTENCES.map((s) => s.text), model, mode: 'coverage', top_k: 5 });
     expect(r.status).toBe(200);
@@ -29,6 +33,7 @@ describe.each([
       .filter((x: { want: string; got: string }) => x.want !== x.got);
     const accuracy = 1 - wrong.length / SENTENCES.length;
     expect(accuracy, `wrong: ${JSON.stringify(wrong)}`).toBeGreaterThanOrEqual(minAccuracy);
+    if (onlyRelated) expect(wrong.filter((x: { want: string; got: string }) => !related(x.want, x.got)), 'mistakes outside related languages').toEqual([]);
     expect(r.body.usage).toEqual({ texts: SENTENCES.length });
     for (const a of r.body.results) {
       // top_k entries, fewer only when fewer labels are written in the text's scripts
@@ -64,7 +69,7 @@ describe('lid-neural-608 answers', () => {
     }
   });
   // held-out recall of the no-language class: neural 87%, lite 68% (models/*/card.md)
-  it.each([['lid-neural-608', 5], ['lid-lite-608', 4]] as const)('%s answers zxx_Zxxx with a warning for at least %i of 6 code, random-letter and machine-token texts', async (model, least) => {
+  it.each([['lid-neural-608', 5], ['lid-lite-608', 3]] as const)('%s answers zxx_Zxxx with a warning for at least %i of 6 code, random-letter and machine-token texts', async (model, least) => {
     const texts = [
       'for (let i = 0; i < n; i++) { sum += a[i]; }',
       'SELECT id, name FROM users WHERE id = $1;',
