@@ -149,7 +149,8 @@ export const EXCLUDED = -1e30;
 /**
  * Label mask of a text: 0 for each label written in one of `scripts` (and among the
  * candidates, if any), {@link EXCLUDED} otherwise; cached per scripts and candidates.
- * @returns the mask and the number of allowed labels
+ * @returns the mask and the number of allowed language labels (the no-language class,
+ *   allowed for every script, not counted)
  */
 function labelMask(info: LidModelInfo, scripts: Set<string>, candidates: readonly string[] | null | undefined): { mask: Float32Array; allowedCount: number } {
   const sk = scripts.size === 1 ? scripts.values().next().value! : [...scripts].sort().join(',');
@@ -162,7 +163,7 @@ function labelMask(info: LidModelInfo, scripts: Set<string>, candidates: readonl
     info.labelScripts.forEach((ls, c) => {
       const ok = (ls === ANY_SCRIPT || ls.some((x) => scripts.has(x))) && (!want || allowed(info.languages[c]!, want));
       mask[c] = ok ? 0 : EXCLUDED;
-      if (ok) allowedCount++;
+      if (ok && ls !== ANY_SCRIPT) allowedCount++;
     });
     m = { mask, allowedCount };
     if (info.maskCache.size < 1024) info.maskCache.set(key, m);
@@ -189,7 +190,8 @@ export interface DecodePlan {
 /**
  * Plans the decoding of one text.
  * @param scripts Unicode scripts present in the text (from {@link preflight})
- * @returns the plan, or a finished zxx answer when no label is written in the text's scripts
+ * @returns the plan, or a finished zxx answer when no language label is written in the
+ *   text's scripts
  */
 export function planDecode(info: LidModelInfo, text: string, scripts: Set<string>, opts: DecodeOptions): DecodePlan | { answer: LidAnswer } {
   const chars = codePoints(text.trim());

@@ -89,6 +89,13 @@ describe('lid-neural-608 answers', () => {
     const r = await post(svc, '/v1/language-id/batch', { texts, mode: 'coverage' });
     expect(r.body.results.map((a: { label: string }) => a.label)).not.toContain('zxx_Zxxx');
   });
+  it('answers zxx_Zxxx for letters of a script no label uses, saying so', async () => {
+    for (const model of ['lid-neural-608', 'lid-lite-608']) {
+      const r = await post(svc, '/v1/language-id', { text: '𐌷𐌰𐌹𐌻𐍃 𐍅𐌹𐍃 𐌸𐌿', model }); // Gothic
+      expect(r.body, model).toMatchObject({ label: 'zxx_Zxxx', script: 'Zxxx' });
+      expect(r.body.warnings.join(' ')).toMatch(/script .* is not covered by the model/);
+    }
+  });
   it('warns on very short text', async () => {
     const r = await post(svc, '/v1/language-id', { text: 'merci' });
     expect(r.body.warnings.join(' ')).toMatch(/very short/);
