@@ -47,7 +47,7 @@ interface ModelPlan { name: string; dim: number; features: FeatureSpec; epochs: 
 
 const PLANS: ModelPlan[] = [
   { name: 'lid-neural-608', dim: 32, epochs: 8, perLabel: { k: 40, min: 1600, max: 6000 }, lr: 0.4,
-    features: { buckets: 1 << 18, minN: 1, maxN: 4, words: true, maxChars: 2000 } },
+    features: { buckets: 1 << 18, minN: 1, maxN: 5, words: true, maxChars: 2000 } },
   { name: 'lid-lite-608', dim: 16, epochs: 6, perLabel: { k: 30, min: 1200, max: 4000 }, lr: 0.4,
     features: { buckets: 1 << 16, minN: 1, maxN: 3, words: false, maxChars: 1000 } },
 ];
