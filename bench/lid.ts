@@ -24,11 +24,12 @@ import { franc } from 'franc-all';
 import { loadModule } from 'cld3-asm';
 import { iso6393To1 } from 'iso-639-3';
 import * as ort from 'onnxruntime-node';
-import { createEngine, lidFeeds } from '../services/workers/engines/language-id.ts';
+import { createEngine, lidFeeds, readLidModel } from '../services/workers/engines/language-id.ts';
+import { ModelRepository } from '../services/models/repository.ts';
 import type { LanguageIdInput } from '../services/workers/engines/language-id.ts';
-import { featureIds, type FeatureSpec } from '../services/lid/features.ts';
-import { modelInfo, planDecode, preflight, type DecodePlan } from '../services/lid/decode.ts';
-import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, type Prediction } from '../services/lid/evaluation.ts';
+import { featureIds } from '../services/lid/features.ts';
+import { planDecode, preflight, type DecodePlan } from '../services/lid/decode.ts';
+import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/lid/evaluation.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -101,17 +102,18 @@ async function runOurs(engine: ReturnType<typeof createEngine>, model: string, t
   return out;
 }
 
-function timeLoop(fn: () => number): number {
-  const end = performance.now() + SECONDS * 1000;
-  const t0 = performance.now();
+/** Calls `step` (which returns how many texts it handled) for SECONDS; texts per second, rounded. */
+async function rate(step: () => number | Promise<number>): Promise<number> {
+  const t0 = performance.now(), end = t0 + SECONDS * 1000;
   let n = 0;
-  while (performance.now() < end) n += fn();
-  return n / ((performance.now() - t0) / 1000);
+  while (performance.now() < end) n += await step();
+  return Math.round(n / ((performance.now() - t0) / 1000));
 }
 
 async function main(): Promise<void> {
   if (!existsSync(args['eval-dir'])) throw new Error(`evaluation sets not found in ${args['eval-dir']}`);
   ort.env.logLevel = 'error';
+  const repo = new ModelRepository(join(ROOT, 'models'));
   const engine = createEngine({ repository: join(ROOT, 'models'), executionProvider: 'cpu', intraOpThreads: 1 });
   const cld3Factory = await loadModule();
   const cld3 = cld3Factory.create(0, 2000);
@@ -122,8 +124,6 @@ async function main(): Promise<void> {
   ];
 
   console.log(`# bench:lid — ${new Date().toISOString()} — Node ${process.version}, onnxruntime-node ${ort.env.versions.common}\n`);
-  const confusionGroups = [['bos', 'hrv', 'srp'], ['glg', 'por', 'spa'], ['zsm', 'ind'], ['arb', 'ary', 'arz', 'apc', 'acm', 'aeb', 'pes', 'urd'], ['bam', 'dyu'], ['nob', 'nno', 'dan', 'swe'], ['ces', 'slk'], ['bul', 'mkd', 'rus', 'ukr', 'bel'], ['zul', 'xho'], ['sot', 'tsn']];
-  const summary: string[] = [];
   for (const set of SETS) {
     const items = loadSet(set);
     const texts = items.map((x) => x.text);
@@ -144,7 +144,6 @@ async function main(): Promise<void> {
     console.log('|---|---:|---:|---:|---:|');
     for (const [name, preds] of ours) {
       console.log(`| ${name} | ${langsInSet.size} | ${pct(accuracy(preds))}% | ${pct(macroF1(preds))} | ${pct(expectedCalibrationError(preds))}% |`);
-      if (name.endsWith('coverage')) summary.push(`${set}\t${name}\t${pct(accuracy(preds))}`);
     }
     for (const { name, langs } of systems) {
       const keep = (p: Prediction) => langs!.has(p.gold.split('_')[0]!);
@@ -157,7 +156,7 @@ async function main(): Promise<void> {
       }
     }
     const neural = ours.get('lid-neural-608 coverage')!;
-    const lines = confusionGroups.flatMap((g) => confusionsWithin(neural, g).slice(0, 4).map((c) => `${c.gold}→${c.predicted} ${c.count}`));
+    const lines = RELATED_LANGUAGES.flatMap((g) => confusionsWithin(neural, g).slice(0, 4).map((c) => `${c.gold}→${c.predicted} ${c.count}`));
     console.log(`\nlid-neural-608 (coverage) confusions among related languages: ${lines.join(', ') || 'none'}`);
     const perLang = new Map<string, { ok: number; n: number }>();
     for (const p of neural) { const s = perLang.get(p.gold) ?? { ok: 0, n: 0 }; s.n++; if (p.gold === p.predicted) s.ok++; perLang.set(p.gold, s); }
@@ -190,32 +189,26 @@ async function main(): Promise<void> {
     for (let i = 0; i < sentences.length; i += 256) batches.push(sentences.slice(i, i + 256).map((text) => ({ text, model, mode: 'traffic', topK: 1, candidates: null })));
     await engine.run(model, batches[0]!);
     let k = 0;
-    const end = performance.now() + SECONDS * 1000;
-    const t0 = performance.now();
-    let n = 0;
-    while (performance.now() < end) { const b = batches[k++ % batches.length]!; await engine.run(model, b); n += b.length; }
-    console.log(`| ${model} (features + onnxruntime + decoding, the batch route's work) | ${Math.round(n / ((performance.now() - t0) / 1000))} |`);
-    // the ONNX session alone, on precomputed features
-    const cfg = JSON.parse(readFileSync(join(ROOT, 'models', model, 'config.json'), 'utf8')) as { features: FeatureSpec };
-    const session = await ort.InferenceSession.create(join(ROOT, 'models', model, '1', 'model.onnx'), { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
-    const info = modelInfo(JSON.parse(readFileSync(join(ROOT, 'models', model, 'labels.json'), 'utf8')), JSON.parse(readFileSync(join(ROOT, 'models', model, 'prior.json'), 'utf8')), 1);
+    const engineRate = await rate(async () => { const b = batches[k++ % batches.length]!; await engine.run(model, b); return b.length; });
+    console.log(`| ${model} (features + onnxruntime + decoding, the batch route's work) | ${engineRate} |`);
+    // the ONNX session alone, on precomputed inputs
+    const { info, features, modelPath } = readLidModel(repo, model)!;
+    const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
     const feeds = batches.map((b) => {
-      const rows = b.map((x, i) => ({ i, ids: featureIds(x.text, cfg.features), plan: planDecode(info, x.text, (preflight(x.text) as { scripts: Set<string> }).scripts, x) as DecodePlan }));
-      return { n: b.length, feed: lidFeeds(rows, cfg.features.buckets, info.logPrior) };
+      const rows = b.map((x, i) => ({ i, ids: featureIds(x.text, features), plan: planDecode(info, x.text, (preflight(x.text) as { scripts: Set<string> }).scripts, x) as DecodePlan }));
+      return { n: b.length, feed: lidFeeds(rows, features.buckets, info.logPrior) };
     });
-    let j = 0, m = 0;
-    const e2 = performance.now() + SECONDS * 1000, t2 = performance.now();
-    while (performance.now() < e2) { const f = feeds[j++ % feeds.length]!; await session.run(f.feed); m += f.n; }
-    console.log(`| ${model} (onnxruntime session alone: embedding bag, softmax) | ${Math.round(m / ((performance.now() - t2) / 1000))} |`);
+    let j = 0;
+    const sessionRate = await rate(async () => { const f = feeds[j++ % feeds.length]!; await session.run(f.feed); return f.n; });
+    console.log(`| ${model} (onnxruntime session alone: embedding bag, softmax) | ${sessionRate} |`);
     await session.release();
   }
   let fi = 0;
-  console.log(`| franc-all 7 | ${Math.round(timeLoop(() => { franc(sentences[fi++ % sentences.length]!, { minLength: 1 }); return 1; }))} |`);
+  console.log(`| franc-all 7 | ${await rate(() => { franc(sentences[fi++ % sentences.length]!, { minLength: 1 }); return 1; })} |`);
   let ci = 0;
-  console.log(`| cld3-asm 4 | ${Math.round(timeLoop(() => { cld3.findLanguage(sentences[ci++ % sentences.length]!); return 1; }))} |`);
+  console.log(`| cld3-asm 4 | ${await rate(() => { cld3.findLanguage(sentences[ci++ % sentences.length]!); return 1; })} |`);
   cld3.dispose();
   for (const model of MODELS) await engine.unload(model);
-  console.log(`\n${summary.join('\n')}`);
 }
 
 await main();

@@ -32,7 +32,7 @@ import { featureIds, type FeatureSpec } from '../services/lid/features.ts';
 import { dominantScript } from '../services/lid/scripts.ts';
 import { buildPrior } from './lid-prior.ts';
 import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/lid/decode.ts';
-import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, type Prediction } from '../services/lid/evaluation.ts';
+import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/lid/evaluation.ts';
 
 const require = createRequire(import.meta.url);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -296,8 +296,6 @@ class Model {
 
 /** Upper ends (characters) of the calibration buckets; null = any longer text. */
 const CALIBRATION_BUCKETS = [12, 30, 80, null] as const;
-/** Groups of closely related languages whose confusions the model card reports. */
-const RELATED = [['bos', 'hrv', 'srp'], ['glg', 'por', 'spa'], ['zsm', 'ind'], ['arb', 'ary', 'arz', 'apc', 'ajp', 'acm', 'aeb', 'arq'], ['bam', 'dyu'], ['nob', 'nno', 'dan', 'swe'], ['ces', 'slk'], ['zul', 'xho']];
 
 function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[]; report: string[]; confusions: string[]; tau: number } {
   const r = rng(7);
@@ -387,7 +385,7 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
     report.push(`| ${set} | ${preds.length} | ${(100 * accuracy(preds)).toFixed(1)}% | ${(100 * macroF1(preds)).toFixed(1)} | ${(100 * expectedCalibrationError(preds)).toFixed(1)}% |`);
   }
   const all = [...predictions.values()].flat();
-  const confusions = RELATED.map((g) => `${g.join('/')}: ${confusionsWithin(all, g).slice(0, 6).map((c) => `${c.gold}→${c.predicted} ${c.count}`).join(', ') || 'none'}`);
+  const confusions = RELATED_LANGUAGES.map((g) => `${g.join('/')}: ${confusionsWithin(all, g).slice(0, 6).map((c) => `${c.gold}→${c.predicted} ${c.count}`).join(', ') || 'none'}`);
   const lang = all.filter((x) => x.gold !== NO_LANGUAGE_LABEL), zxx = all.filter((x) => x.gold === NO_LANGUAGE_LABEL);
   confusions.push(`no language: ${(100 * zxx.filter((x) => x.predicted === NO_LANGUAGE_LABEL).length / Math.max(1, zxx.length)).toFixed(1)}% of ${zxx.length} held-out non-language texts answered ${NO_LANGUAGE_LABEL}; ${(100 * lang.filter((x) => x.predicted === NO_LANGUAGE_LABEL).length / Math.max(1, lang.length)).toFixed(2)}% of ${lang.length} held-out language texts answered ${NO_LANGUAGE_LABEL}`);
   console.log(`${plan.name}: calibration ${JSON.stringify(calibration)}\n${report.join('\n')}\n${confusions.join('\n')}`);

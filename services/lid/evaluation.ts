@@ -66,6 +66,16 @@ export function expectedCalibrationError(preds: readonly Prediction[], bins = 15
   return ece;
 }
 
+/**
+ * Groups of closely related languages (ISO 639-3) whose confusions the model cards and
+ * `npm run bench:lid` report: the pairs the issue names (bos/hrv/srp, glg/por/spa,
+ * zsm/ind, Arabic varieties, bam/dyu) and neighbours that share a script.
+ */
+export const RELATED_LANGUAGES: readonly (readonly string[])[] = [
+  ['bos', 'hrv', 'srp'], ['glg', 'por', 'spa'], ['zsm', 'ind'], ['arb', 'ary', 'arz', 'apc', 'ajp', 'acm', 'aeb', 'arq'], ['arb', 'pes', 'urd'],
+  ['bam', 'dyu'], ['nob', 'nno', 'dan', 'swe'], ['ces', 'slk'], ['bul', 'mkd', 'rus', 'ukr', 'bel'], ['zul', 'xho', 'nbl', 'ssw'], ['sot', 'tsn'], ['amh', 'tir'],
+];
+
 /** A confusion: how often `gold` was answered as `predicted`. */
 export interface Confusion { gold: string; predicted: string; count: number; }
 

@@ -3,13 +3,13 @@
  * scripts/lid-onnx.ts) must give the answers of the JavaScript reference
  * (services/lid/decode.ts `decode`) on the same logits, for both shipped models.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { answerFrom, decode, modelInfo, planDecode, preflight, type DecodeOptions, type DecodePlan, type TemperatureBucket } from '../../services/lid/decode.ts';
-import { featureIds, type FeatureSpec } from '../../services/lid/features.ts';
-import { lidFeeds } from '../../services/workers/engines/language-id.ts';
+import { answerFrom, decode, planDecode, preflight, type DecodeOptions, type DecodePlan } from '../../services/lid/decode.ts';
+import { featureIds } from '../../services/lid/features.ts';
+import { lidFeeds, readLidModel } from '../../services/workers/engines/language-id.ts';
+import { ModelRepository } from '../../services/models/repository.ts';
 
 const MODELS = join(import.meta.dirname, '..', '..', 'models');
 const TEXTS = [
@@ -22,11 +22,8 @@ const OPTIONS: DecodeOptions[] = [
 
 describe.each(['lid-neural-608', 'lid-lite-608'])('%s', (model) => {
   it('answers in the graph as the JavaScript decoder does on the graph\'s logits', async () => {
-    const dir = join(MODELS, model);
-    const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { features: FeatureSpec; calibration: Array<{ max_chars: number | null; temperature: number }> };
-    const calibration: TemperatureBucket[] = cfg.calibration.map((b) => ({ maxChars: b.max_chars, temperature: b.temperature }));
-    const info = modelInfo(JSON.parse(readFileSync(join(dir, 'labels.json'), 'utf8')), JSON.parse(readFileSync(join(dir, 'prior.json'), 'utf8')), calibration);
-    const session = await ort.InferenceSession.create(join(dir, '1', 'model.onnx'));
+    const { info, features, modelPath } = readLidModel(new ModelRepository(MODELS), model)!;
+    const session = await ort.InferenceSession.create(modelPath);
     try {
       for (const opts of OPTIONS) {
         const rows = TEXTS.flatMap((text, i) => {
@@ -37,10 +34,10 @@ describe.each(['lid-neural-608', 'lid-lite-608'])('%s', (model) => {
             expect(opts.candidates).toBeDefined();
             return [];
           }
-          return [{ i, text, scripts, ids: featureIds(text, cfg.features), plan: plan as DecodePlan }];
+          return [{ i, text, scripts, ids: featureIds(text, features), plan: plan as DecodePlan }];
         });
         expect(rows.length).toBeGreaterThanOrEqual(TEXTS.length - 2);
-        const out = await session.run(lidFeeds(rows, cfg.features.buckets, info.logPrior));
+        const out = await session.run(lidFeeds(rows, features.buckets, info.logPrior));
         const C = info.labels.length;
         const logits = out.logits!.data as Float32Array, probs = out.probs!.data as Float32Array;
         rows.forEach((r, n) => {

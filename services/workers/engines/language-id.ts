@@ -62,26 +62,38 @@ export function lidFeeds(rows: readonly LidRow[], buckets: number, logPrior: Flo
   };
 }
 
+/**
+ * Reads what decoding needs of a language-ID model folder: config.json (features,
+ * `calibration` buckets or one `temperature`), labels.json and prior.json.
+ * @returns null when the model is not installed
+ * @throws when a file is unreadable or not JSON
+ */
+export function readLidModel(repo: ModelRepository, name: string): { info: LidModelInfo; features: FeatureSpec; modelPath: string } | null {
+  const cfg = repo.config(name);
+  if (!cfg) return null;
+  const dir = repo.dir(name);
+  const labels = JSON.parse(readFileSync(join(dir, 'labels.json'), 'utf8')) as string[];
+  const prior = JSON.parse(readFileSync(join(dir, 'prior.json'), 'utf8')) as Record<string, number>;
+  const calibration = Array.isArray(cfg.calibration)
+    ? (cfg.calibration as Array<{ max_chars: number | null; temperature: number }>).map((b): TemperatureBucket => ({ maxChars: b.max_chars, temperature: b.temperature }))
+    : Number(cfg.temperature ?? 1);
+  return { info: modelInfo(labels, prior, calibration), features: cfg.features as FeatureSpec, modelPath: repo.modelPath(name, cfg) };
+}
+
 /** Creates the engine. */
 export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAnswer & { text: string | null }> {
   const repo = new ModelRepository(ctx.repository);
   const models = new Map<string, Promise<Loaded>>();
 
   async function open(name: string): Promise<Loaded> {
-    const cfg = repo.config(name);
-    if (!cfg) throw new EngineError(503, `model ${name} is not installed`);
-    const dir = repo.dir(name);
-    const labels = JSON.parse(readFileSync(join(dir, 'labels.json'), 'utf8')) as string[];
-    const prior = JSON.parse(readFileSync(join(dir, 'prior.json'), 'utf8')) as Record<string, number>;
-    const session = await ort.InferenceSession.create(repo.modelPath(name, cfg), {
+    const model = readLidModel(repo, name);
+    if (!model) throw new EngineError(503, `model ${name} is not installed`);
+    const session = await ort.InferenceSession.create(model.modelPath, {
       executionProviders: [ctx.executionProvider],
       intraOpNumThreads: ctx.intraOpThreads,
       graphOptimizationLevel: 'all',
     });
-    const calibration = Array.isArray(cfg.calibration)
-      ? (cfg.calibration as Array<{ max_chars: number | null; temperature: number }>).map((b): TemperatureBucket => ({ maxChars: b.max_chars, temperature: b.temperature }))
-      : Number(cfg.temperature ?? 1);
-    return { session, info: modelInfo(labels, prior, calibration), features: cfg.features as FeatureSpec };
+    return { session, info: model.info, features: model.features };
   }
 
   function get(name: string): Promise<Loaded> {
