@@ -6,7 +6,7 @@
  * commit only means a redelivery, which the pipeline tolerates), and heartbeats are sent
  * from the batch loop while the handler runs.
  */
-import { CompressionTypes, Kafka, Partitioners, logLevel, type ICustomPartitioner, type Consumer as KConsumer, type KafkaConfig, type Producer as KProducer, type SASLOptions } from 'kafkajs';
+import { AssignerProtocol, CompressionTypes, Kafka, Partitioners, logLevel, type ICustomPartitioner, type PartitionAssigner, type Consumer as KConsumer, type KafkaConfig, type Producer as KProducer, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 import {
   type Batch, type BatchHandler, type ConsumedMessage, type Consumer, type ConsumerOptions, type OutgoingMessage,
@@ -26,6 +26,13 @@ export interface KafkaTransportOptions {
   compression?: 'none' | 'gzip';
   /** broker wait for an empty fetch (default 100; keep small on the mock cluster) */
   fetchMaxWaitMs?: number;
+  /**
+   * the same for consumers off the request path (`background`: billing, worker
+   * heartbeats, control commands); default 500. A broker answers a fetch as soon as
+   * data arrives, so this costs latency only on brokers that hold the whole wait
+   * (librdkafka's mock cluster), and saves the empty fetches of idle topics.
+   */
+  backgroundFetchMaxWaitMs?: number;
   /** partitions a consumer processes at once (default 4) */
   partitionsConsumedConcurrently?: number;
   sessionTimeoutMs?: number;
@@ -59,7 +66,7 @@ export class KafkaTransport implements Transport {
 
   constructor(options: KafkaTransportOptions) {
     this.options = {
-      lingerMs: 1, maxBatchMessages: 500, compression: 'gzip', fetchMaxWaitMs: 100, partitionsConsumedConcurrently: 4,
+      lingerMs: 1, maxBatchMessages: 500, compression: 'gzip', fetchMaxWaitMs: 100, backgroundFetchMaxWaitMs: 500, partitionsConsumedConcurrently: 4,
       sessionTimeoutMs: 30_000, heartbeatIntervalMs: 3000, replicationFactor: 1, ...options,
     };
     const log = options.logger;
@@ -132,7 +139,8 @@ export class KafkaTransport implements Transport {
 interface Pending { topic: string; messages: OutgoingMessage[]; resolve(): void; reject(e: Error): void; }
 
 /**
- * Keyed messages: kafkajs' DefaultPartitioner (Kafka's murmur2, as the embedded log).
+ * Messages that name a partition go there (reply-partition). Keyed messages: kafkajs'
+ * DefaultPartitioner (Kafka's murmur2, as the embedded log).
  * Keyless messages: one partition per linger window and topic, moving on each window
  * (Kafka's sticky partitioner, KIP-480), so a window becomes one record batch: fewer,
  * larger batches for the broker and for consumers' fetches.
@@ -144,6 +152,7 @@ class StickyPartitioner {
     const murmur = Partitioners.DefaultPartitioner();
     const chosen = new Map<string, { epoch: number; partition: number }>();
     return (args) => {
+      if (args.message.partition != null) return args.message.partition;
       if (args.message.key != null) return murmur(args);
       const c = chosen.get(args.topic);
       if (c && c.epoch === this.epoch) return c.partition;
@@ -156,11 +165,21 @@ class StickyPartitioner {
   };
 }
 
-/** Gathers send() calls for `lingerMs` (or `maxBatchMessages`) into one acks=all sendBatch. */
+/**
+ * Gathers send() calls into one acks=all sendBatch. An idle producer (no produce request
+ * awaiting its acknowledgement) sends what the current event-loop turn gathered at once;
+ * while a request is in flight, messages gather until it is acknowledged or `lingerMs`
+ * passed, whichever comes first (or `maxBatchMessages` are waiting). So a lone request
+ * pays no linger, and under load batches grow with the broker's round trip (as Nagle's
+ * algorithm does for TCP).
+ */
 class LingerProducer implements Producer {
   private pending: Pending[] = [];
   private count = 0;
   private timer?: NodeJS.Timeout;
+  private immediate?: NodeJS.Immediate;
+  /** produce requests sent and not yet acknowledged */
+  private inFlight = 0;
   private connected?: Promise<void>;
 
   constructor(private readonly producer: KProducer, private readonly o: KafkaTransport['options'], private readonly sticky: StickyPartitioner) {}
@@ -175,6 +194,7 @@ class LingerProducer implements Producer {
       this.pending.push({ topic, messages, resolve, reject });
       this.count += messages.length;
       if (this.count >= this.o.maxBatchMessages) this.flush();
+      else if (this.inFlight === 0) this.immediate ??= setImmediate(() => this.flush());
       else this.timer ??= setTimeout(() => this.flush(), this.o.lingerMs);
     });
   }
@@ -185,13 +205,18 @@ class LingerProducer implements Producer {
 
   private flush(): void {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.immediate) { clearImmediate(this.immediate); this.immediate = undefined; }
     const batch = this.pending;
     this.pending = [];
     this.count = 0;
     if (batch.length === 0) return;
     this.sticky.epoch++;
     const byTopic = new Map<string, OutgoingMessage[]>();
-    for (const p of batch) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), ...p.messages]);
+    for (const p of batch) {
+      const list = byTopic.get(p.topic);
+      if (list) list.push(...p.messages); else byTopic.set(p.topic, [...p.messages]);
+    }
+    this.inFlight++;
     const started = performance.now();
     this.connect()
       .then(() => this.producer.sendBatch({
@@ -208,7 +233,12 @@ class LingerProducer implements Producer {
         this.o.logger?.debug({ messages: batch.reduce((n, p) => n + p.messages.length, 0), ms: Math.round(performance.now() - started) }, 'produced');
         for (const p of batch) p.resolve();
       })
-      .catch((err: Error) => { const e = new TransportError(`produce failed: ${err.message}`, { cause: err }); for (const p of batch) p.reject(e); });
+      .catch((err: Error) => { const e = new TransportError(`produce failed: ${err.message}`, { cause: err }); for (const p of batch) p.reject(e); })
+      .finally(() => {
+        this.inFlight--;
+        // what gathered meanwhile goes now rather than at its linger timer
+        if (this.inFlight === 0 && this.pending.length > 0) this.flush();
+      });
   }
 
   async close(): Promise<void> {
@@ -217,13 +247,60 @@ class LingerProducer implements Producer {
   }
 }
 
-/** A kafkajs consumer running a {@link BatchHandler}. */
+/**
+ * A partition assigner for manual assignment: the listed partitions of every subscribed
+ * topic go to one member of the group (the first by member id), nothing else is
+ * assigned. Used where a group has one member that reads chosen partitions (a gateway's
+ * reply partition), so it fetches nothing from the others.
+ */
+function fixedPartitions(partitions: number[]): PartitionAssigner {
+  return () => ({
+    name: `lmstream-fixed-partitions-${partitions.join('-')}`,
+    version: 0,
+    async assign({ members, topics }) {
+      const [first] = members.map((m) => m.memberId).sort();
+      if (!first) return [];
+      const assignment = Object.fromEntries(topics.map((t) => [t, partitions]));
+      return members.map(({ memberId }) => ({
+        memberId,
+        memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 0, assignment: memberId === first ? assignment : {}, userData: Buffer.alloc(0) }),
+      }));
+    },
+    protocol({ topics }) {
+      return { name: `lmstream-fixed-partitions-${partitions.join('-')}`, metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }) };
+    },
+  });
+}
+
+/**
+ * One handed-out batch of a partition whose handler has not finished, or whose
+ * finish waits on an earlier batch. `first`/`last` are offsets.
+ */
+interface InFlight { first: number; last: number; state: 'running' | 'done' | 'failed'; settled: Promise<void>; }
+
+/**
+ * A kafkajs consumer running a {@link BatchHandler}.
+ *
+ * With `maxInFlightBatches` > 1 the batch loop does not wait for a handler: it resolves
+ * the batch's offsets (so kafkajs fetches on from there) and tracks the batch per
+ * partition; offsets are committed in offset order, each only once its batch and every
+ * earlier one have been handled. A failed batch makes the partition seek back to its
+ * first offset, so it and everything after it are delivered again. A batch that starts
+ * at or before the end of the tracked ones means the fetch position went back (a seek,
+ * or a rebalance that restarted from the committed offset): the older tracking is
+ * dropped, and those batches count only through their new delivery.
+ */
 class KafkaConsumer implements Consumer {
   private consumer?: KConsumer;
   private stopped = false;
   private crashes: number[] = [];
   private readyResolve!: () => void;
   private readonly readyPromise = new Promise<void>((r) => (this.readyResolve = r));
+  /** per `topic|partition`: batches in flight, in offset order */
+  private readonly inFlight = new Map<string, InFlight[]>();
+  private readonly commits = new Set<Promise<unknown>>();
+  /** per `topic|partition`: the failed batch the partition seeks back to */
+  private readonly rewinds = new Map<string, { offset: number; pending: boolean; notBefore: number; attempts: number }>();
 
   constructor(private readonly kafka: Kafka, private readonly options: ConsumerOptions, private readonly o: KafkaTransport['options']) {}
 
@@ -232,11 +309,12 @@ class KafkaConsumer implements Consumer {
   async run(handler: BatchHandler): Promise<void> {
     const c = this.kafka.consumer({
       groupId: this.options.groupId,
-      maxWaitTimeInMs: this.o.fetchMaxWaitMs,
+      maxWaitTimeInMs: this.options.background ? this.o.backgroundFetchMaxWaitMs : this.o.fetchMaxWaitMs,
       sessionTimeout: this.o.sessionTimeoutMs,
       heartbeatInterval: this.o.heartbeatIntervalMs,
       allowAutoTopicCreation: true,
       retry: { retries: 10 },
+      ...(this.options.partitions ? { partitionAssigners: [fixedPartitions(this.options.partitions)] } : {}),
     });
     this.consumer = c;
     c.on(c.events.CRASH, (e) => {
@@ -255,11 +333,15 @@ class KafkaConsumer implements Consumer {
     });
     c.on(c.events.GROUP_JOIN, (e) => {
       this.o.logger?.info({ group: this.options.groupId, assignment: e.payload.memberAssignment }, 'partitions assigned');
+      // fetching restarts from the committed offsets: batches still in flight are delivered again
+      this.inFlight.clear();
+      this.rewinds.clear();
       if (Object.keys(e.payload.memberAssignment).length > 0) this.readyResolve();
     });
     await c.connect();
     for (const topic of this.options.topics) await c.subscribe({ topic, fromBeginning: this.options.fromBeginning ?? false });
     const maxBatch = this.options.maxBatchSize ?? 500;
+    const maxInFlight = Math.max(1, this.options.maxInFlightBatches ?? 1);
     await c.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -270,31 +352,72 @@ class KafkaConsumer implements Consumer {
           await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, this.o.heartbeatIntervalMs); });
           await heartbeat().catch(() => undefined);
         }
-        for (let start = 0; start < batch.messages.length && isRunning() && !isStale(); start += maxBatch) {
+        const key = `${batch.topic}|${batch.partition}`;
+        for (let start = 0; start < batch.messages.length && isRunning() && !isStale() && !this.paused; start += maxBatch) {
           const slice = batch.messages.slice(start, start + maxBatch);
+          const first = Number(slice[0]!.offset);
+          const rewind = this.rewinds.get(key);
+          if (rewind?.pending) {
+            // fetched before the seek to a failed batch took effect: delivered again after it
+            if (first > rewind.offset) return;
+            rewind.pending = false;
+            const wait = rewind.notBefore - Date.now();
+            if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          }
           const messages: ConsumedMessage[] = slice.map((m) => ({
             topic: batch.topic, partition: batch.partition, offset: Number(m.offset), key: m.key ? m.key.toString('utf8') : null,
             value: m.value ?? Buffer.alloc(0), headers: headersOf(m.headers), timestamp: Number(m.timestamp),
           }));
-          const b: Batch = { topic: batch.topic, partition: batch.partition, messages };
-          this.o.logger?.debug({ topic: batch.topic, partition: batch.partition, first: messages[0]!.offset, last: messages[messages.length - 1]!.offset, group: this.options.groupId, lagMs: Date.now() - messages[0]!.timestamp }, 'batch received');
-          let settled = false;
-          const done = handler(b).finally(() => { settled = true; });
-          // heartbeat from the batch loop while the handler works
-          while (!settled) {
-            await Promise.race([done.catch(() => undefined), new Promise((r) => setTimeout(r, this.o.heartbeatIntervalMs))]);
-            if (!settled) await heartbeat().catch(() => undefined);
+          const last = messages[messages.length - 1]!.offset;
+          this.o.logger?.debug({ topic: batch.topic, partition: batch.partition, first, last, group: this.options.groupId, lagMs: Date.now() - messages[0]!.timestamp }, 'batch received');
+          let list = this.inFlight.get(key);
+          if (!list || (list.length > 0 && first <= list[list.length - 1]!.last)) this.inFlight.set(key, list = []);
+          const entry: InFlight = { first, last, state: 'running', settled: Promise.resolve() };
+          list.push(entry);
+          const tracked = list;
+          entry.settled = handler({ topic: batch.topic, partition: batch.partition, messages }).then(
+            () => { entry.state = 'done'; },
+            (err: unknown) => {
+              entry.state = 'failed';
+              this.o.logger?.warn({ err, group: this.options.groupId, topic: batch.topic, partition: batch.partition, offset: first }, 'batch failed; it will be delivered again');
+            },
+          ).then(() => this.advance(c, batch.topic, batch.partition, tracked));
+          // kafkajs fetches on from here; the commit waits for the handler (advance)
+          resolveOffset(String(last));
+          // at most maxInFlight batches per partition: wait for the oldest, heartbeating
+          while (tracked.length >= maxInFlight && this.inFlight.get(key) === tracked) {
+            await Promise.race([tracked[0]!.settled, new Promise((r) => setTimeout(r, this.o.heartbeatIntervalMs))]);
+            await heartbeat().catch(() => undefined);
           }
-          await done; // a failure leaves the offsets uncommitted; kafkajs retries the batch
-          if (isStale()) return; // partition revoked meanwhile: its new owner runs it again
-          const last = slice[slice.length - 1]!.offset;
-          resolveOffset(last);
-          void c.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(Number(last) + 1) }])
-            .catch((err: Error) => this.o.logger?.warn({ err: err.message, group: this.options.groupId, partition: batch.partition }, 'offset commit failed; the batch may be delivered again'));
-          await heartbeat().catch(() => undefined);
         }
       },
     });
+  }
+
+  /**
+   * Commits the handled prefix of a partition's batches; after a failed batch, seeks
+   * the partition back to it and holds its redelivery for 100 ms (doubling up to 5 s
+   * while it keeps failing), so a failing batch does not spin.
+   */
+  private advance(c: KConsumer, topic: string, partition: number, list: InFlight[]): void {
+    if (this.inFlight.get(`${topic}|${partition}`) !== list) return; // tracking dropped: delivered again
+    let committed: number | undefined;
+    while (list.length > 0 && list[0]!.state === 'done') committed = list.shift()!.last;
+    if (committed !== undefined) {
+      const p = c.commitOffsets([{ topic, partition, offset: String(committed + 1) }])
+        .catch((err: Error) => this.o.logger?.warn({ err: err.message, group: this.options.groupId, partition }, 'offset commit failed; the batch may be delivered again'))
+        .finally(() => this.commits.delete(p));
+      this.commits.add(p);
+    }
+    if (list[0]?.state === 'failed') {
+      const key = `${topic}|${partition}`;
+      const offset = list[0].first;
+      this.inFlight.delete(key);
+      const prev = this.rewinds.get(key);
+      const attempts = prev?.offset === offset ? prev.attempts : 0;
+      this.rewinds.set(key, { offset, pending: true, notBefore: Date.now() + Math.min(5000, 100 * 2 ** attempts), attempts: attempts + 1 });
+      c.seek({ topic, partition, offset: String(offset) });
+    }
   }
 
   private paused = false;
@@ -310,8 +433,12 @@ class KafkaConsumer implements Consumer {
   /** Resumes after {@link pause}. */
   resume(): void { this.paused = false; for (const w of this.waiters.splice(0)) w(); }
 
+  /** Holds new batches, waits for those in flight and their commits, then leaves the group. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.paused = true;
+    await Promise.all([...this.inFlight.values()].flat().map((e) => e.settled));
+    await Promise.all([...this.commits]);
     await this.consumer?.disconnect();
     this.consumer = undefined;
   }

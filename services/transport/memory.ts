@@ -146,14 +146,20 @@ export class MemoryTransport implements Transport {
     this.rebalance(g);
   }
 
-  /** Round-robin assignment of every partition of the group's topics (Kafka's RoundRobinAssignor). */
+  /**
+   * Round-robin assignment of every partition of the group's topics (Kafka's
+   * RoundRobinAssignor), or, when the members name `partitions`, only those (manual
+   * assignment, as the Kafka transport's fixed-partition assigner).
+   */
   private rebalance(g: Group): void {
     g.generation++;
     const all: Array<[string, number]> = [];
     const topics = [...new Set(g.members.flatMap((m) => m.options.topics))].sort();
+    const chosen = g.members[0]?.options.partitions;
     for (const name of topics) {
       const t = this.topic(name);
       t.partitions.forEach((_, p) => {
+        if (chosen && !chosen.includes(p)) return;
         all.push([name, p]);
         const k = `${name}:${p}`;
         if (!g.committed.has(k)) g.committed.set(k, this.startOffset(name, p));
@@ -162,7 +168,7 @@ export class MemoryTransport implements Transport {
     g.members.forEach((m) => m.assign([], g.generation));
     if (g.members.length > 0) {
       const per: Array<Array<[string, number]>> = g.members.map(() => []);
-      all.forEach((tp, i) => per[i % g.members.length]!.push(tp));
+      all.forEach((tp, i) => per[chosen ? 0 : i % g.members.length]!.push(tp));
       g.members.forEach((m, i) => m.assign(per[i]!, g.generation));
     }
   }

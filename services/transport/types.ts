@@ -37,8 +37,9 @@ export interface Batch {
 
 /**
  * Processes one batch. When the promise resolves, the offsets of every message in the
- * batch are committed; when it rejects, nothing is committed and the batch is
- * delivered again.
+ * batch are committed (with `maxInFlightBatches` > 1, once every earlier batch of the
+ * partition has resolved too); when it rejects, nothing from it on is committed and the
+ * batch is delivered again.
  */
 export type BatchHandler = (batch: Batch) => Promise<void>;
 
@@ -51,6 +52,26 @@ export interface ConsumerOptions {
   fromBeginning?: boolean;
   /** most messages per batch (default 500) */
   maxBatchSize?: number;
+  /**
+   * Batches of one partition handed to the handler before the first of them has
+   * finished (default 1: one at a time). Offsets are still committed in order, each
+   * once its batch and all earlier ones are handled, so a crash redelivers and never
+   * skips; a failed batch is delivered again with everything after it. For handlers
+   * that need no order among messages (model workers). The embedded log hands out
+   * one batch at a time whatever this says.
+   */
+  maxInFlightBatches?: number;
+  /**
+   * Manual assignment: only these partitions of the topics are consumed, all by one
+   * member (for a group with a single member, such as a gateway's reply consumer).
+   * Default: the group shares every partition.
+   */
+  partitions?: number[];
+  /**
+   * Off the request path (billing, heartbeats, control): the transport may favour fewer
+   * fetches over latency.
+   */
+  background?: boolean;
 }
 
 /** A producer. */
@@ -66,7 +87,7 @@ export interface Producer {
 
 /** A member of a consumer group. */
 export interface Consumer {
-  /** Starts consuming; `handler` gets one batch per partition at a time. */
+  /** Starts consuming; `handler` gets one batch per partition at a time (or `maxInFlightBatches`). */
   run(handler: BatchHandler): Promise<void>;
   /** Stops after in-flight batches finish (they are committed), then leaves the group. */
   stop(): Promise<void>;
