@@ -25,9 +25,9 @@ export async function startKafkaEnv(key: string): Promise<KafkaBenchEnv> {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_SET_')).map(([k, v]) => [k.slice(10), v!])), KAFKA_COMPRESSION: process.env.BENCH_KAFKA_COMPRESSION ?? 'none',
   };
   const procs: ServiceProcess[] = [];
-  // BENCH_PROFILE=<dir>: V8 CPU profiles of the worker and the gateway
+  // BENCH_PROFILE=<dir>: V8 CPU profiles of billing, the worker and the gateway
   const prof = (name: string) => (process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${name}`] : []);
-  procs.push(await startProcess('registry+billing', ['registry', 'billing'], { ...env, SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }));
+  procs.push(await startProcess('registry+billing', ['registry', 'billing'], { ...env, SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }, 60_000, prof('billing')));
   procs.push(...await Promise.all([
     startProcess('worker', ['worker:language-id'], env, 60_000, prof('worker')),
     startProcess('gateway', ['gateway'], { ...env, PORT: String(port) }, 60_000, prof('gateway')),

@@ -37,6 +37,8 @@ const schema = {
     KAFKA_LINGER_MS: { type: 'integer', default: 1, minimum: 0 },
     KAFKA_COMPRESSION: { type: 'string', default: 'gzip', enum: ['none', 'gzip'] },
     KAFKA_FETCH_MAX_WAIT_MS: { type: 'integer', default: 100, minimum: 1 },
+    KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: { type: 'integer', default: 500, minimum: 1 },
+    WORKER_MAX_IN_FLIGHT_BATCHES: { type: 'integer', default: 8, minimum: 1 },
     KAFKA_REPLICATION_FACTOR: { type: 'integer', default: 1, minimum: 1 },
     SCHEMA_REGISTRY_URL: { type: 'string', default: '' },
     SCHEMA_REGISTRY_PORT: { type: 'integer', default: 8081, minimum: 0, maximum: 65535 },
@@ -87,6 +89,10 @@ export interface Config {
   KAFKA_COMPRESSION: 'none' | 'gzip';
   /** broker wait on an empty fetch, ms */
   KAFKA_FETCH_MAX_WAIT_MS: number;
+  /** the same for consumers off the request path: billing, worker heartbeats, control commands */
+  KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: number;
+  /** consumed batches per request partition a worker works on at once (offsets still committed in order) */
+  WORKER_MAX_IN_FLIGHT_BATCHES: number;
   KAFKA_REPLICATION_FACTOR: number;
   /** Confluent-compatible registry; empty in Kafka mode = this process serves its own */
   SCHEMA_REGISTRY_URL: string;

@@ -74,6 +74,7 @@ export function kafkaTransport(config: Config, logger: Logger): KafkaTransport {
     brokers: config.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
     clientId: config.KAFKA_CLIENT_ID, ssl: config.KAFKA_SSL, sasl,
     lingerMs: config.KAFKA_LINGER_MS, compression: config.KAFKA_COMPRESSION, fetchMaxWaitMs: config.KAFKA_FETCH_MAX_WAIT_MS,
+    backgroundFetchMaxWaitMs: config.KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
     heartbeatIntervalMs: Math.max(100, Math.floor(config.KAFKA_SESSION_TIMEOUT_MS / 10)), logger: logger.child({ component: 'kafka' }),
     onFatal: (err) => { logger.fatal({ err }, 'a Kafka consumer stopped for good; exiting so that a supervisor restarts this process'); process.exit(1); },

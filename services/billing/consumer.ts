@@ -20,7 +20,7 @@ export class BillingConsumer {
   async start(): Promise<void> {
     const topic = topicsFor(this.prefix).usage;
     await this.transport.ensureTopics([{ name: topic, partitions: 4 }]);
-    this.consumer = this.transport.consumer({ groupId: `${this.prefix}.billing`, topics: [topic], fromBeginning: true });
+    this.consumer = this.transport.consumer({ groupId: `${this.prefix}.billing`, topics: [topic], fromBeginning: true, background: true });
     await this.consumer.run(async (batch) => {
       const events: UsageEvent[] = [];
       for (const m of batch.messages) {

@@ -8,6 +8,12 @@
  */
 import { migrate, openDb, type SqlDb } from '../lib/db.ts';
 
+/**
+ * Events per INSERT statement: 9 parameters each, 900 in all, well under SQLite's
+ * (32,766 since 3.32) and PostgreSQL's (65,535) limits on bound parameters.
+ */
+const ROWS_PER_STATEMENT = 100;
+
 /** A usage event as on the usage topic (schemas/common/usage.avsc). */
 export interface UsageEvent {
   eventId: string; requestId: string; itemIndex: number; keyId: string;
@@ -53,12 +59,15 @@ export class Ledger {
    * @returns how many were new and how many were replays of stored ids
    */
   async record(events: UsageEvent[]): Promise<{ inserted: number; duplicates: number }> {
+    if (events.length === 0) return { inserted: 0, duplicates: 0 };
     return this.db.transaction(async (tx) => {
       let inserted = 0;
-      for (const e of events) {
+      // multi-row INSERTs: one statement per ROWS_PER_STATEMENT events instead of one per event
+      for (let start = 0; start < events.length; start += ROWS_PER_STATEMENT) {
+        const chunk = events.slice(start, start + ROWS_PER_STATEMENT);
         inserted += await tx.run(
-          'INSERT INTO usage_events (event_id, request_id, item_index, key_id, capability, model, unit, quantity, ts) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (event_id) DO NOTHING',
-          [e.eventId, e.requestId, e.itemIndex, e.keyId, e.capability, e.model, e.unit, e.quantity, Number(e.timestampMs instanceof Date ? e.timestampMs.getTime() : e.timestampMs)],
+          `INSERT INTO usage_events (event_id, request_id, item_index, key_id, capability, model, unit, quantity, ts) VALUES ${chunk.map(() => '(?,?,?,?,?,?,?,?,?)').join(',')} ON CONFLICT (event_id) DO NOTHING`,
+          chunk.flatMap((e) => [e.eventId, e.requestId, e.itemIndex, e.keyId, e.capability, e.model, e.unit, e.quantity, Number(e.timestampMs instanceof Date ? e.timestampMs.getTime() : e.timestampMs)]),
         );
       }
       return { inserted, duplicates: events.length - inserted };

@@ -20,6 +20,12 @@ interface Pending { resolve(r: ItemResult): void; reject(e: Error): void; timer:
 export class Correlator {
   private readonly pending = new Map<string, Pending>();
   private consumer?: Consumer;
+  /**
+   * The partition of the reply topic this gateway reads and names in `reply-partition`
+   * (the topic has one partition; on brokers that auto-create topics with more, the
+   * consumer is assigned only this one, so it fetches from one broker).
+   */
+  readonly replyPartition = 0;
   /** replies dropped because nobody waited for them */
   late = 0;
 
@@ -35,7 +41,7 @@ export class Correlator {
   /** Starts the reply consumer; resolves once it owns the reply partition. */
   async start(): Promise<void> {
     await this.transport.ensureTopics([{ name: this.replyTopic, partitions: 1, retentionMs: 600_000 }]);
-    this.consumer = this.transport.consumer({ groupId: this.groupId, topics: [this.replyTopic], fromBeginning: false });
+    this.consumer = this.transport.consumer({ groupId: this.groupId, topics: [this.replyTopic], fromBeginning: false, partitions: [this.replyPartition] });
     await this.consumer.run((b) => this.onReplies(b));
     await this.consumer.ready();
   }

@@ -62,7 +62,7 @@ export class Dispatcher {
         key: null,
         value,
         headers: {
-          [H.correlationId]: correlationId, [H.replyTopic]: this.correlator.replyTopic, [H.replyPartition]: '0',
+          [H.correlationId]: correlationId, [H.replyTopic]: this.correlator.replyTopic, [H.replyPartition]: String(this.correlator.replyPartition),
           [H.requestId]: ctx.requestId, [H.itemIndex]: String(i), [H.keyId]: ctx.keyId, [H.model]: model,
           [H.deadline]: String(ctx.deadline), [H.capability]: capability,
         },

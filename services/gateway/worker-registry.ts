@@ -21,7 +21,7 @@ export class WorkerRegistry {
   /** Starts following heartbeats (from the start of the retained log, so live workers are known at once). */
   async start(): Promise<void> {
     await this.transport.ensureTopics([{ name: this.topic, partitions: 1, retentionMs: 60_000 }]);
-    this.consumer = this.transport.consumer({ groupId: this.groupId, topics: [this.topic], fromBeginning: true });
+    this.consumer = this.transport.consumer({ groupId: this.groupId, topics: [this.topic], fromBeginning: true, background: true });
     await this.consumer.run(async (b: Batch) => {
       for (const m of b.messages) {
         const s = await this.codec.decode<Status>('control/worker-status', m.value);

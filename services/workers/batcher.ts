@@ -16,6 +16,7 @@ export class MicroBatcher<I, R> {
   private queue: Array<Queued<I, R>> = [];
   private running = false;
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
 
   /**
    * @param run runs one micro-batch; returns one result per item, in order
@@ -60,13 +61,19 @@ export class MicroBatcher<I, R> {
   private schedule(): void {
     if (this.running || this.queue.length === 0) return;
     if (this.queue.length >= this.policy.maxBatchSize) { this.flush(); return; }
-    if (this.timer) return;
+    if (this.timer || this.immediate) return;
+    if (this.policy.maxQueueDelayMs <= 0) {
+      // no delay: run what this event-loop turn queued (a timer of 0 ms would wait 1 ms)
+      this.immediate = setImmediate(() => { this.immediate = undefined; this.flush(); });
+      return;
+    }
     const wait = Math.max(0, this.queue[0]!.enqueued + this.policy.maxQueueDelayMs - Date.now());
     this.timer = setTimeout(() => { this.timer = undefined; this.flush(); }, wait);
   }
 
   private flush(): void {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.immediate) { clearImmediate(this.immediate); this.immediate = undefined; }
     if (this.running || this.queue.length === 0) return;
     const now = Date.now();
     const taken = this.queue.splice(0, this.policy.maxBatchSize);

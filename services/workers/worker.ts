@@ -40,6 +40,13 @@ export interface WorkerOptions {
 
 interface Item { msg: ConsumedMessage; input: { model: string } & Record<string, unknown>; }
 
+/**
+ * What the micro-batcher hands back for an item: its result, and the publication of its
+ * micro-batch's results and usage, which goes on after the batcher has moved to the next
+ * micro-batch (so inference never waits for the broker's acknowledgement).
+ */
+interface Outcome { result: ItemResult; published: Promise<void>; }
+
 /** Usage quantity of a successful item, in the capability's billing unit. */
 function quantity(capability: Capability, output: Record<string, unknown>): number {
   switch (capability) {
@@ -58,7 +65,7 @@ export class CapabilityWorker {
   private consumer?: Consumer;
   private control?: Consumer;
   private thread?: InferenceThread;
-  private readonly batchers = new Map<string, MicroBatcher<Item, ItemResult>>();
+  private readonly batchers = new Map<string, MicroBatcher<Item, Outcome>>();
   private readonly lastUsed = new Map<string, number>();
   private readonly loaded = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
@@ -91,9 +98,9 @@ export class CapabilityWorker {
       { name: this.topics.workers, partitions: 1, retentionMs: 60_000 },
       { name: this.topics.control, partitions: 1, retentionMs: 3_600_000 },
     ]);
-    this.consumer = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.workers.${capability}`, topics: [requests], fromBeginning: true });
+    this.consumer = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.workers.${capability}`, topics: [requests], fromBeginning: true, maxInFlightBatches: config.WORKER_MAX_IN_FLIGHT_BATCHES });
     await this.consumer.run((b) => this.handleBatch(b));
-    this.control = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.control.${this.instanceId}`, topics: [this.topics.control] });
+    this.control = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.control.${this.instanceId}`, topics: [this.topics.control], background: true });
     await this.control.run((b) => this.handleControl(b));
     await this.heartbeat();
     this.timers.push(setInterval(() => void this.heartbeat().catch((err) => this.log.warn({ err }, 'heartbeat failed')), config.WORKER_HEARTBEAT_MS));
@@ -183,7 +190,7 @@ export class CapabilityWorker {
       // a consumed batch larger than the queue waits for room instead of being refused
       const { result } = await this.batcher(input.model).enqueue({ msg, input }, deadline);
       this.applyBackpressure();
-      work.push(result.catch((err: unknown) => {
+      work.push(result.then((o) => o.published, (err: unknown) => {
         if (err instanceof ServiceError) return this.publish([{ msg, input }], [{ output: null, failure: { status: err.status, error: err.message } }]);
         throw err;
       }));
@@ -216,11 +223,11 @@ export class CapabilityWorker {
     };
   }
 
-  private batcher(model: string): MicroBatcher<Item, ItemResult> {
+  private batcher(model: string): MicroBatcher<Item, Outcome> {
     let b = this.batchers.get(model);
     if (!b) {
       const cfg = this.repo.config(model);
-      b = new MicroBatcher<Item, ItemResult>(
+      b = new MicroBatcher<Item, Outcome>(
         {
           maxBatchSize: cfg?.max_batch_size ?? 32,
           maxQueueDelayMs: cfg?.max_queue_delay_ms ?? 5,
@@ -229,15 +236,19 @@ export class CapabilityWorker {
           ...this.opts.batchPolicy,
         },
         (items) => this.runMicroBatch(model, items),
-        () => { expiredItems.inc({ model }); return { output: null, failure: { status: 504, error: 'deadline passed before the item ran' } }; },
+        // nobody waits for an expired item any more: nothing is published for it
+        () => { expiredItems.inc({ model }); return { result: { output: null, failure: { status: 504, error: 'deadline passed before the item ran' } }, published: Promise.resolve() }; },
       );
       this.batchers.set(model, b);
     }
     return b;
   }
 
-  /** Runs one micro-batch and publishes its results and usage in one produce call. */
-  private async runMicroBatch(model: string, items: Item[]): Promise<ItemResult[]> {
+  /**
+   * Runs one micro-batch and starts publishing its results and usage in one produce
+   * call; resolves after inference, with the publication as each item's `published`.
+   */
+  private async runMicroBatch(model: string, items: Item[]): Promise<Outcome[]> {
     microBatchSize.observe({ model }, items.length);
     this.lastUsed.set(model, Date.now());
     let results: ItemResult[];
@@ -263,9 +274,11 @@ export class CapabilityWorker {
       }
     }
     this.log.debug({ model, size: items.length, correlationIds: items.map((i) => i.msg.headers[H.correlationId]) }, 'micro-batch done');
-    await this.publish(items, results);
+    const published = this.publish(items, results);
+    // every item's handler awaits it; this keeps a failed produce from going unhandled
+    published.catch(() => undefined);
     this.applyBackpressure();
-    return results;
+    return results.map((result) => ({ result, published }));
   }
 
   private readonly attempts = new Map<string, number>();

@@ -35,6 +35,18 @@ describe.each(stores)('Ledger on %s', (_name, target) => {
     expect(await l.count()).toBe(3);
     await l.close();
   });
+  it('counts replays inside one batch and across the statements of a large batch', async () => {
+    const l = await Ledger.open(target());
+    const r = `big-${id8()}`;
+    const before = await l.count();
+    expect(await l.record([ev(r, 0, 1, 'texts'), ev(r, 1, 1, 'texts')])).toEqual({ inserted: 2, duplicates: 0 });
+    // 250 new events (3 statements of at most 100 rows), each of 10 of them twice, and the 2 stored ones again
+    const fresh = Array.from({ length: 250 }, (_, i) => ev(r, i + 2, 1, 'texts'));
+    const batch = [...fresh, ...fresh.slice(95, 105), ev(r, 0, 1, 'texts'), ev(r, 1, 1, 'texts')];
+    expect(await l.record(batch)).toEqual({ inserted: 250, duplicates: 12 });
+    expect(await l.count()).toBe(before + 252);
+    await l.close();
+  });
   it('rolls a failed batch back whole', async () => {
     const l = await Ledger.open(target());
     const before = await l.count();

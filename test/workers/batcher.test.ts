@@ -26,4 +26,15 @@ describe('MicroBatcher', () => {
     expect(out).toEqual([-1, 2]);
     expect(ran).toEqual([2]);
   });
+  it('with max_queue_delay 0 runs what one event-loop turn queued as one micro-batch in the same turn', async () => {
+    const sizes: number[] = [];
+    const b = new MicroBatcher<number, number>({ maxBatchSize: 10, maxQueueDelayMs: 0, maxQueueSize: 100 },
+      async (xs) => { sizes.push(xs.length); return xs; }, () => -1);
+    const far = Date.now() + 10_000;
+    const first = Promise.all([1, 2, 3].map((x) => b.submit(x, far)));
+    // the batcher's setImmediate was queued first, so it has run when this one does
+    await new Promise<void>((r) => setImmediate(r));
+    expect(sizes).toEqual([3]);
+    await first;
+  });
 });
