@@ -39,6 +39,7 @@ const schema = {
     KAFKA_FETCH_MAX_WAIT_MS: { type: 'integer', default: 100, minimum: 1 },
     KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: { type: 'integer', default: 500, minimum: 1 },
     WORKER_MAX_IN_FLIGHT_BATCHES: { type: 'integer', default: 8, minimum: 1 },
+    BILLING_BATCH_INTERVAL_MS: { type: 'integer', default: 200, minimum: 0 },
     KAFKA_REPLICATION_FACTOR: { type: 'integer', default: 1, minimum: 1 },
     SCHEMA_REGISTRY_URL: { type: 'string', default: '' },
     SCHEMA_REGISTRY_PORT: { type: 'integer', default: 8081, minimum: 0, maximum: 65535 },
@@ -93,6 +94,8 @@ export interface Config {
   KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: number;
   /** consumed batches per request partition a worker works on at once (offsets still committed in order) */
   WORKER_MAX_IN_FLIGHT_BATCHES: number;
+  /** least time between two usage batches billing consumes from a partition (fewer, larger ledger transactions) */
+  BILLING_BATCH_INTERVAL_MS: number;
   KAFKA_REPLICATION_FACTOR: number;
   /** Confluent-compatible registry; empty in Kafka mode = this process serves its own */
   SCHEMA_REGISTRY_URL: string;

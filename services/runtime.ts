@@ -124,7 +124,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
       closers.push(() => rt.ledger!.close());
     }
     if (services.includes('billing')) {
-      rt.billing = new BillingConsumer(transport, codec, rt.ledger!, config.TOPIC_PREFIX, logger.child({ service: 'billing' }));
+      rt.billing = new BillingConsumer(transport, codec, rt.ledger!, config.TOPIC_PREFIX, logger.child({ service: 'billing' }), config.BILLING_BATCH_INTERVAL_MS);
       await rt.billing.start();
       closers.push(() => rt.billing!.stop());
     }

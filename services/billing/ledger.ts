@@ -14,7 +14,7 @@ import { migrate, openDb, type SqlDb } from '../lib/db.ts';
  */
 const ROWS_PER_STATEMENT = 100;
 
-/** A usage event as on the usage topic (schemas/common/usage.avsc). */
+/** A usage event: one billable item (an element of `events` in schemas/common/usage.avsc). */
 export interface UsageEvent {
   eventId: string; requestId: string; itemIndex: number; keyId: string;
   capability: string; model: string; unit: string;
@@ -23,6 +23,9 @@ export interface UsageEvent {
   /** ms since the epoch (avsc decodes timestamp-millis as Date) */
   timestampMs: number | Date;
 }
+
+/** A message of the usage topic (schemas/common/usage.avsc): the events of one micro-batch and API key. */
+export interface UsageEvents { events: UsageEvent[]; }
 
 /** One row of a usage report. */
 export interface UsageRow {

@@ -9,7 +9,7 @@ export interface Topics {
   requests(c: Capability): string;
   /** `<prefix>.replies.<instance>`: results for one gateway instance */
   replies(instanceId: string): string;
-  /** `<prefix>.usage`: one event per billable item */
+  /** `<prefix>.usage`: the usage events (one per billable item) of a micro-batch and API key per message */
   usage: string;
   /** `<prefix>.workers`: worker heartbeats */
   workers: string;

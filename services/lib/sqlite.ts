@@ -15,7 +15,8 @@ export class SqliteDb implements SqlDb {
 
   /**
    * Opens (and creates) a database file; `:memory:` for a private in-memory database.
-   * WAL journal so readers (GET /v1/usage, the CLI) do not block the billing writer.
+   * WAL journal so readers (GET /v1/usage, the CLI) do not block the billing writer;
+   * temporary storage in memory.
    * @throws Error when the file cannot be opened
    */
   static async open(file: string): Promise<SqliteDb> {
@@ -26,6 +27,9 @@ export class SqliteDb implements SqlDb {
     const s = new SqliteDb(db);
     if (file !== ':memory:') await s.run('PRAGMA journal_mode = WAL');
     await s.run('PRAGMA busy_timeout = 5000');
+    // statement journals of multi-row statements in memory, not a temporary file opened,
+    // written and unlinked per statement (https://www.sqlite.org/tempfiles.html, 2.5)
+    await s.run('PRAGMA temp_store = MEMORY');
     return s;
   }
 

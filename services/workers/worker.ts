@@ -12,6 +12,7 @@ import { AVRO_CAPABILITY, BILLING_UNIT, modelsOf, type Capability } from '../cap
 import type { Config } from '../config.ts';
 import type { EventCodec, SchemaName } from '../events/codec.ts';
 import { H, topicsFor, type Topics } from '../events/topics.ts';
+import type { UsageEvent } from '../billing/ledger.ts';
 import { ServiceError } from '../lib/errors.ts';
 import { expiredItems, microBatchSize, queueDepth } from '../lib/metrics.ts';
 import { ModelRepository } from '../models/repository.ts';
@@ -315,13 +316,21 @@ export class CapabilityWorker {
 
   private groupByTopic(entries: Array<{ topic: string; m: OutgoingMessage }>): Array<{ topic: string; messages: OutgoingMessage[] }> {
     const by = new Map<string, OutgoingMessage[]>();
-    for (const { topic, m } of entries) by.set(topic, [...(by.get(topic) ?? []), m]);
+    for (const { topic, m } of entries) {
+      const list = by.get(topic);
+      if (list) list.push(m); else by.set(topic, [m]);
+    }
     return [...by].map(([topic, messages]) => ({ topic, messages }));
   }
 
-  /** Publishes results (to each item's reply topic) and usage events in one call. */
+  /**
+   * Publishes results (to each item's reply topic) and usage in one call: one usage
+   * message per API key of the micro-batch, holding a usage event per billable item.
+   */
   private async publish(items: Item[], results: ItemResult[]): Promise<void> {
     const entries: Array<{ topic: string; m: OutgoingMessage }> = [];
+    const usage = new Map<string, UsageEvent[]>();
+    const now = Date.now();
     for (const [i, item] of items.entries()) {
       const r = results[i]!;
       const h = item.msg.headers;
@@ -329,18 +338,18 @@ export class CapabilityWorker {
       if (r.output) {
         const requestId = h[H.requestId] ?? `${item.msg.topic}:${item.msg.partition}:${item.msg.offset}`;
         const itemIndex = Number(h[H.itemIndex] ?? 0);
-        entries.push({
-          topic: this.topics.usage,
-          m: {
-            key: h[H.keyId] ?? 'anonymous',
-            value: await this.opts.codec.encode('common/usage', {
-              eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId: h[H.keyId] ?? 'anonymous',
-              capability: AVRO_CAPABILITY[this.opts.capability], model: item.input.model, unit: BILLING_UNIT[this.opts.capability],
-              quantity: quantity(this.opts.capability, r.output as Record<string, unknown>), timestampMs: Date.now(),
-            }),
-          },
+        const keyId = h[H.keyId] ?? 'anonymous';
+        let events = usage.get(keyId);
+        if (!events) usage.set(keyId, events = []);
+        events.push({
+          eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId,
+          capability: AVRO_CAPABILITY[this.opts.capability], model: item.input.model, unit: BILLING_UNIT[this.opts.capability],
+          quantity: quantity(this.opts.capability, r.output as Record<string, unknown>), timestampMs: now,
         });
       }
+    }
+    for (const [keyId, events] of usage) {
+      entries.push({ topic: this.topics.usage, m: { key: keyId, value: await this.opts.codec.encode('common/usage', { events }) } });
     }
     if (entries.length > 0) await this.producer.sendBatch(this.groupByTopic(entries));
   }

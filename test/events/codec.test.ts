@@ -15,7 +15,7 @@ describe('AvroCodec', () => {
   });
   it('refuses an event that does not match its schema, naming the field', async () => {
     await expect(codec.encode('language-id/request', { text: 'x', model: 'm', mode: 'fast', topK: 3, candidates: null })).rejects.toThrow(/mode/);
-    await expect(codec.encode('common/usage', { eventId: 'x' })).rejects.toThrow(/does not match schema common\/usage/);
+    await expect(codec.encode('common/usage', { events: [{ eventId: 'x' }] })).rejects.toThrow(/does not match schema common\/usage: invalid field\(s\) events/);
   });
   it('refuses bytes that are not an event', async () => {
     await expect(codec.decode('decide/request', Buffer.from([0xff, 0xff, 0xff]))).rejects.toThrow();
