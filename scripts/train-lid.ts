@@ -406,7 +406,7 @@ for (const plan of PLANS) {
   writeFileSync(join(dir, 'prior.json'), JSON.stringify(prior) + '\n');
   const config = {
     name: plan.name, capability: 'language-id', platform: 'onnxruntime', version: 1,
-    max_batch_size: 256, max_queue_delay_ms: 2, max_queue_size: 8192,
+    max_batch_size: 256, max_queue_delay_ms: 0, max_queue_size: 8192,
     inputs: LID_INPUTS, outputs: LID_OUTPUTS,
     features: plan.features, dim: plan.dim,
     calibration: calibration.map((b) => ({ max_chars: b.maxChars, temperature: b.temperature })),

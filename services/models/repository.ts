@@ -15,7 +15,7 @@ export interface ModelConfig {
   version: number;
   /** largest micro-batch, items */
   max_batch_size: number;
-  /** longest wait for a micro-batch to fill, ms */
+  /** longest wait for a micro-batch to fill, ms; 0 = what the current event-loop turn queued */
   max_queue_delay_ms: number;
   /** most items queued for this model; more are refused with 503 */
   max_queue_size: number;
