@@ -32,7 +32,7 @@ export class BillingConsumer {
       const events: UsageEvent[] = [];
       for (const m of batch.messages) {
         try { events.push(...(await this.codec.decode<UsageEvents>('common/usage', m.value)).events); } catch (err) {
-          this.log.error({ err, partition: m.partition, offset: m.offset }, 'undecodable usage event skipped');
+          this.log.error({ err, partition: m.partition, offset: m.offset }, 'undecodable usage message skipped');
         }
       }
       const { inserted, duplicates } = await this.ledger.record(events);

@@ -1,10 +1,11 @@
 /**
- * The Kafka transport (kafkajs). Producer: acks=all, compression, and a short linger
- * that gathers the send() calls of many requests into one `sendBatch`. Consumers:
- * `eachBatch` with manual offset resolution; a batch's offsets are committed only after
- * the handler resolved (the commit request is not awaited before the next fetch: a lost
- * commit only means a redelivery, which the pipeline tolerates), and heartbeats are sent
- * from the batch loop while the handler runs.
+ * The Kafka transport (kafkajs). Producer: acks=all, compression, and send() calls of
+ * many requests gathered into one `sendBatch` (at once when idle, else up to a short
+ * linger). Consumers: `eachBatch` with manual offsets; a batch's offsets are committed
+ * only after its handler (and those of the partition's earlier batches, when several
+ * are in flight) resolved. The commit request is not awaited before the next fetch: a
+ * lost commit only means a redelivery, which the pipeline tolerates. Heartbeats are sent
+ * from the batch loop. Optional manual assignment of chosen partitions.
  */
 import { AssignerProtocol, CompressionTypes, Kafka, Partitioners, logLevel, type ICustomPartitioner, type PartitionAssigner, type Consumer as KConsumer, type KafkaConfig, type Producer as KProducer, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
@@ -401,6 +402,13 @@ class KafkaConsumer implements Consumer {
    */
   private advance(c: KConsumer, topic: string, partition: number, list: InFlight[]): void {
     if (this.inFlight.get(`${topic}|${partition}`) !== list) return; // tracking dropped: delivered again
+    try { this.commitOrRewind(c, topic, partition, list); } catch (err) {
+      // e.g. a seek after the consumer stopped: the uncommitted batches are delivered again
+      this.o.logger?.warn({ err, group: this.options.groupId, topic, partition }, 'could not commit or seek; uncommitted batches will be delivered again');
+    }
+  }
+
+  private commitOrRewind(c: KConsumer, topic: string, partition: number, list: InFlight[]): void {
     let committed: number | undefined;
     while (list.length > 0 && list[0]!.state === 'done') committed = list.shift()!.last;
     if (committed !== undefined) {
@@ -416,7 +424,7 @@ class KafkaConsumer implements Consumer {
       const prev = this.rewinds.get(key);
       const attempts = prev?.offset === offset ? prev.attempts : 0;
       this.rewinds.set(key, { offset, pending: true, notBefore: Date.now() + Math.min(5000, 100 * 2 ** attempts), attempts: attempts + 1 });
-      c.seek({ topic, partition, offset: String(offset) });
+      if (!this.stopped) c.seek({ topic, partition, offset: String(offset) });
     }
   }
 
