@@ -61,10 +61,12 @@ export class Dispatcher {
         // linger window into one partition (sticky partitioning, KIP-480)
         key: null,
         value,
+        // only what is not in the value, the topic or the correlation id: each header is
+        // encoded and decoded per record (docs/events.md); request-id and item-index are
+        // parsed from the correlation id, model is in the value, capability is the topic's
         headers: {
           [H.correlationId]: correlationId, [H.replyTopic]: this.correlator.replyTopic, [H.replyPartition]: String(this.correlator.replyPartition),
-          [H.requestId]: ctx.requestId, [H.itemIndex]: String(i), [H.keyId]: ctx.keyId, [H.model]: model,
-          [H.deadline]: String(ctx.deadline), [H.capability]: capability,
+          [H.keyId]: ctx.keyId, [H.deadline]: String(ctx.deadline),
         },
       };
     });

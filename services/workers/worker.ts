@@ -48,6 +48,23 @@ interface Item { msg: ConsumedMessage; input: { model: string } & Record<string,
  */
 interface Outcome { result: ItemResult; published: Promise<void>; }
 
+/**
+ * Request id and item index of a request event: its `request-id` and `item-index`
+ * headers, else parsed from a correlation id `<request-id>:<item-index>` (what the
+ * gateway sends), else the event's position `<topic>:<partition>:<offset>` and 0.
+ * They make the usage event id `<request-id>:<item-index>` (docs/events.md).
+ */
+export function requestOf(msg: ConsumedMessage): { requestId: string; itemIndex: number } {
+  const h = msg.headers;
+  const cid = h[H.correlationId] ?? '';
+  const colon = cid.lastIndexOf(':');
+  const parsed = colon > 0 && /^\d+$/.test(cid.slice(colon + 1)) ? { requestId: cid.slice(0, colon), itemIndex: Number(cid.slice(colon + 1)) } : undefined;
+  return {
+    requestId: h[H.requestId] ?? parsed?.requestId ?? `${msg.topic}:${msg.partition}:${msg.offset}`,
+    itemIndex: h[H.itemIndex] !== undefined ? Number(h[H.itemIndex]) : parsed?.itemIndex ?? 0,
+  };
+}
+
 /** Usage quantity of a successful item, in the capability's billing unit. */
 function quantity(capability: Capability, output: Record<string, unknown>): number {
   switch (capability) {
@@ -306,10 +323,12 @@ export class CapabilityWorker {
       // then stay together in one record batch (sticky partitioning)
       key: null,
       value: await this.opts.codec.encode(this.resultSchema, result),
+      // the correlation id and capability; request-id and item-index only when the request
+      // named them (bulk producers match results by them)
       headers: {
-        [H.correlationId]: h[H.correlationId] ?? '', [H.replyTopic]: h[H.replyTopic] ?? '',
-        ...(h[H.replyPartition] !== undefined ? { [H.replyPartition]: h[H.replyPartition]! } : {}),
-        [H.requestId]: h[H.requestId] ?? '', [H.itemIndex]: h[H.itemIndex] ?? '0', [H.capability]: this.opts.capability,
+        [H.correlationId]: h[H.correlationId] ?? '', [H.capability]: this.opts.capability,
+        ...(h[H.requestId] !== undefined ? { [H.requestId]: h[H.requestId]! } : {}),
+        ...(h[H.itemIndex] !== undefined ? { [H.itemIndex]: h[H.itemIndex]! } : {}),
       },
     };
   }
@@ -336,8 +355,7 @@ export class CapabilityWorker {
       const h = item.msg.headers;
       if (h[H.replyTopic]) entries.push({ topic: h[H.replyTopic]!, m: await this.resultMessage(item.msg, r) });
       if (r.output) {
-        const requestId = h[H.requestId] ?? `${item.msg.topic}:${item.msg.partition}:${item.msg.offset}`;
-        const itemIndex = Number(h[H.itemIndex] ?? 0);
+        const { requestId, itemIndex } = requestOf(item.msg);
         const keyId = h[H.keyId] ?? 'anonymous';
         let events = usage.get(keyId);
         if (!events) usage.set(keyId, events = []);
