@@ -12,18 +12,14 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { kafkaAvailable } from '../test/helpers/kafka.ts';
 import { startKafkaEnv } from './kafka-env.ts';
+import { SENTENCES } from './sentences.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const KEY = 'bench-key';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const MODEL = process.env.BENCH_MODEL ?? 'lid-neural-608';
-// sentences of about 100 characters written for the tests (test/fixtures), not evaluation data
-const SENTENCES = readFileSync(join(ROOT, 'test/fixtures/lid-sentences.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t')[1]!);
 
 if (!kafkaAvailable()) {
   console.error('needs python3-confluent-kafka for the mock cluster');

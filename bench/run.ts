@@ -16,13 +16,14 @@
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSync, writeFileSync, readdirSync } from 'node:fs';
 import { kafkaAvailable } from '../test/helpers/kafka.ts';
 import { startKafkaEnv } from './kafka-env.ts';
+import { SENTENCES } from './sentences.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -31,8 +32,6 @@ const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
 const MODEL = process.env.BENCH_MODEL ?? 'lid-neural-608';
 const KEY = 'bench-key';
 
-// sentences of about 100 characters written for the tests (test/fixtures), not evaluation data
-const SENTENCES = readFileSync(join(ROOT, 'test/fixtures/lid-sentences.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t')[1]!);
 const BATCH = Array.from({ length: 64 }, (_, i) => SENTENCES[i % SENTENCES.length]!);
 
 function start(script: string, port: number, env: Record<string, string> = {}): ChildProcess {

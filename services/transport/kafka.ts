@@ -10,7 +10,7 @@
 import { AssignerProtocol, CompressionTypes, Kafka, Partitioners, logLevel, type ICustomPartitioner, type PartitionAssigner, type Consumer as KConsumer, type KafkaConfig, type Producer as KProducer, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 import {
-  type Batch, type BatchHandler, type ConsumedMessage, type Consumer, type ConsumerOptions, type OutgoingMessage,
+  type BatchHandler, type ConsumedMessage, type Consumer, type ConsumerOptions, type OutgoingMessage,
   type Producer, type TopicSpec, type Transport, TransportError,
 } from './types.ts';
 
@@ -255,8 +255,9 @@ class LingerProducer implements Producer {
  * reply partition), so it fetches nothing from the others.
  */
 function fixedPartitions(partitions: number[]): PartitionAssigner {
+  const name = `lmstream-fixed-partitions-${partitions.join('-')}`;
   return () => ({
-    name: `lmstream-fixed-partitions-${partitions.join('-')}`,
+    name,
     version: 0,
     async assign({ members, topics }) {
       const [first] = members.map((m) => m.memberId).sort();
@@ -268,7 +269,7 @@ function fixedPartitions(partitions: number[]): PartitionAssigner {
       }));
     },
     protocol({ topics }) {
-      return { name: `lmstream-fixed-partitions-${partitions.join('-')}`, metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }) };
+      return { name, metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }) };
     },
   });
 }
@@ -382,7 +383,7 @@ class KafkaConsumer implements Consumer {
               entry.state = 'failed';
               this.o.logger?.warn({ err, group: this.options.groupId, topic: batch.topic, partition: batch.partition, offset: first }, 'batch failed; it will be delivered again');
             },
-          ).then(() => this.advance(c, batch.topic, batch.partition, tracked));
+          ).then(() => this.advance(c, key, batch.topic, batch.partition, tracked));
           // kafkajs fetches on from here; the commit waits for the handler (advance)
           resolveOffset(String(last));
           // at most maxInFlight batches per partition: wait for the oldest, heartbeating
@@ -400,15 +401,15 @@ class KafkaConsumer implements Consumer {
    * the partition back to it and holds its redelivery for 100 ms (doubling up to 5 s
    * while it keeps failing), so a failing batch does not spin.
    */
-  private advance(c: KConsumer, topic: string, partition: number, list: InFlight[]): void {
-    if (this.inFlight.get(`${topic}|${partition}`) !== list) return; // tracking dropped: delivered again
-    try { this.commitOrRewind(c, topic, partition, list); } catch (err) {
+  private advance(c: KConsumer, key: string, topic: string, partition: number, list: InFlight[]): void {
+    if (this.inFlight.get(key) !== list) return; // tracking dropped: delivered again
+    try { this.commitOrRewind(c, key, topic, partition, list); } catch (err) {
       // e.g. a seek after the consumer stopped: the uncommitted batches are delivered again
       this.o.logger?.warn({ err, group: this.options.groupId, topic, partition }, 'could not commit or seek; uncommitted batches will be delivered again');
     }
   }
 
-  private commitOrRewind(c: KConsumer, topic: string, partition: number, list: InFlight[]): void {
+  private commitOrRewind(c: KConsumer, key: string, topic: string, partition: number, list: InFlight[]): void {
     let committed: number | undefined;
     while (list.length > 0 && list[0]!.state === 'done') committed = list.shift()!.last;
     if (committed !== undefined) {
@@ -418,7 +419,6 @@ class KafkaConsumer implements Consumer {
       this.commits.add(p);
     }
     if (list[0]?.state === 'failed') {
-      const key = `${topic}|${partition}`;
       const offset = list[0].first;
       this.inFlight.delete(key);
       const prev = this.rewinds.get(key);

@@ -24,6 +24,18 @@ describe.skipIf(!available)('KafkaTransport', () => {
   };
   let n = 0;
   const topic = () => `tt${Date.now()}-${++n}`;
+  /**
+   * A consumer of partition 0 of a new topic with 8 batches in flight, and `send`, which
+   * writes one record (one produce request, so one record batch) there.
+   */
+  const inFlightConsumer = () => {
+    const t = transport();
+    const name = topic();
+    const group = `${name}-g`;
+    const p = t.producer();
+    const c = t.consumer({ groupId: group, topics: [name], fromBeginning: true, maxInFlightBatches: 8, partitions: [0] });
+    return { name, group, c, send: (value: string) => p.send(name, [{ value: Buffer.from(value), partition: 0 }]) };
+  };
   /** committed offset of partition 0 of `t` for `group` (-1 when none) */
   const committed = async (group: string, t: string) => Number((await admin.fetchOffsets({ groupId: group, topics: [t] }))[0]!.partitions.find((p) => p.partition === 0)!.offset);
 
@@ -68,11 +80,7 @@ describe.skipIf(!available)('KafkaTransport', () => {
   }, 60_000);
 
   it('hands out later batches while an earlier one runs, and commits in offset order only', async () => {
-    const t = transport();
-    const name = topic();
-    const group = `${name}-g`;
-    const p = t.producer();
-    const c = t.consumer({ groupId: group, topics: [name], fromBeginning: true, maxInFlightBatches: 8, partitions: [0] });
+    const { name, group, c, send } = inFlightConsumer();
     let releaseFirst!: () => void;
     const firstHeld = new Promise<void>((r) => (releaseFirst = r));
     const batches: Batch[] = [];
@@ -82,10 +90,10 @@ describe.skipIf(!available)('KafkaTransport', () => {
     });
     await c.ready();
     // three separate produce requests: three record batches, fetched one after another
-    await p.send(name, [{ value: Buffer.from('a'), partition: 0 }]);
+    await send('a');
     await until(() => batches.length === 1, 20_000);
-    await p.send(name, [{ value: Buffer.from('b'), partition: 0 }]);
-    await p.send(name, [{ value: Buffer.from('c'), partition: 0 }]);
+    await send('b');
+    await send('c');
     await until(() => batches.flatMap((b) => b.messages).length === 3, 20_000);
     // b and c were handled while a still ran; nothing may be committed past a
     await new Promise((r) => setTimeout(r, 500));
@@ -96,11 +104,7 @@ describe.skipIf(!available)('KafkaTransport', () => {
   }, 60_000);
 
   it('delivers a failed batch again with everything after it, and never commits past it', async () => {
-    const t = transport();
-    const name = topic();
-    const group = `${name}-g`;
-    const p = t.producer();
-    const c = t.consumer({ groupId: group, topics: [name], fromBeginning: true, maxInFlightBatches: 8, partitions: [0] });
+    const { name, group, c, send } = inFlightConsumer();
     const handled: string[] = [];
     let failures = 0;
     await c.run(async (b) => {
@@ -114,10 +118,10 @@ describe.skipIf(!available)('KafkaTransport', () => {
       handled.push(...values);
     });
     await c.ready();
-    await p.send(name, [{ value: Buffer.from('x0'), partition: 0 }]);
+    await send('x0');
     await until(() => handled.includes('x0'), 20_000);
-    await p.send(name, [{ value: Buffer.from('x1'), partition: 0 }]);
-    await p.send(name, [{ value: Buffer.from('x2'), partition: 0 }]);
+    await send('x1');
+    await send('x2');
     await until(() => handled.includes('x1'), 20_000);
     await until(async () => (await committed(group, name)) === 3, 20_000);
     expect(failures).toBe(1);
