@@ -9,7 +9,8 @@
  * oldest record batches beyond that, consumed or not). The Kafka rows need Debian's
  * python3-confluent-kafka (skipped without it, or with BENCH_KAFKA=0).
  *
- * Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (single-text
+ * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s of unmeasured load before
+ * each row, default 2), BENCH_CONNECTIONS (single-text
  * requests in flight, default 64), BENCH_BATCH_CONNECTIONS (default 4),
  * BENCH_MODEL (default lid-neural-608).
  * The service and the baseline run as child processes; autocannon runs here.
@@ -27,6 +28,7 @@ import { SENTENCES } from './sentences.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
 const MODEL = process.env.BENCH_MODEL ?? 'lid-neural-608';
@@ -58,12 +60,15 @@ async function ready(base: string | number): Promise<void> {
 
 interface Row { scenario: string; 'requests/s': number; 'texts/s': number; 'p50 ms': number; 'p99 ms': number; errors: number; }
 
+/** Measures one row, after WARMUP_S seconds of the same requests at 8 in flight (JIT, connections, model) that do not count. */
 async function load(scenario: string, base: string | number, path: string, bodies: object[], connections: number, textsPerRequest: number): Promise<Row> {
-  const result = await autocannon({
-    url: typeof base === 'number' ? `http://127.0.0.1:${base}` : base, connections, duration: DURATION,
+  const run = (c: number, duration: number) => autocannon({
+    url: typeof base === 'number' ? `http://127.0.0.1:${base}` : base, connections: c, duration,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
     requests: bodies.map((b) => ({ method: 'POST' as const, path, body: JSON.stringify(b) })),
   });
+  if (WARMUP_S > 0) await run(Math.min(8, connections), WARMUP_S);
+  const result = await run(connections, DURATION);
   const rps = result.requests.average;
   return {
     scenario, 'requests/s': Math.round(rps), 'texts/s': Math.round(rps * textsPerRequest),
