@@ -86,4 +86,30 @@ describe('MemoryTransport', () => {
     expect(t.endOffset('t', 0)).toBe(12);
     expect(t.read('t', 0, 0, 100).map((m) => m.value.toString())).toEqual(['7', '8', '9', '10', '11']);
   });
+
+  it('trims a full partition a tenth at a time, keeping offsets (regression: trimming one message per append made appends O(size))', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 1, maxMessagesPerPartition: 1000 });
+    const p = t.producer();
+    for (let i = 0; i < 1050; i++) await p.send('t', [msg(String(i))]);
+    // 50 over the limit is less than a tenth of it: nothing dropped yet
+    expect(t.startOffset('t', 0)).toBe(0);
+    for (let i = 1050; i < 5000; i++) await p.send('t', [msg(String(i))]);
+    const start = t.startOffset('t', 0);
+    expect(t.endOffset('t', 0)).toBe(5000);
+    // between the limit and a tenth above it, never below
+    expect(5000 - start).toBeGreaterThanOrEqual(1000);
+    expect(5000 - start).toBeLessThan(1100);
+    const kept = t.read('t', 0, 0, 2000);
+    expect(kept[0]!.offset).toBe(start);
+    expect(kept.map((m) => Number(m.value.toString()))).toEqual(Array.from({ length: 5000 - start }, (_, i) => start + i));
+  });
+
+  it('drops messages older than retention', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 1, retentionMs: 50 });
+    await t.producer().send('t', Array.from({ length: 30 }, (_, i) => msg(`old${i}`)));
+    await new Promise((r) => setTimeout(r, 80));
+    await t.producer().send('t', [msg('new')]);
+    expect(t.read('t', 0, 0, 100).map((m) => m.value.toString())).toEqual(['new']);
+    expect(t.startOffset('t', 0)).toBe(30);
+  });
 });
