@@ -21,7 +21,9 @@
  *   language (scripts/lid-cldr.ts), for training only.
  * The evaluation sets in `../shared/data/lid-eval/` are never read here.
  *
- * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N]`
+ * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N] [--out DIR] [--lexicon-share X]`
+ * (`--out`: the model repository to write, default `models/`; `--lexicon-share`: see
+ * LEXICON_SHARE). A run with `--only` trains that plan exactly as a full run does.
  */
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -199,7 +201,8 @@ for (const [label, p] of pools) if (p.train.length < 10 || p.heldOut.length < 2)
  * ({@link examplesOf}): the lexicon adds vocabulary, the running text keeps the n-gram
  * statistics of sentences.
  */
-const LEXICON_SHARE = args['lexicon-share'] ? Number(args['lexicon-share']) : 0.5;
+const LEXICON_SHARE = args['lexicon-share'] === undefined ? 0.5 : Number(args['lexicon-share']);
+if (!(LEXICON_SHARE >= 0)) throw new Error(`--lexicon-share must be a number ≥ 0, got ${args['lexicon-share']}`);
 const CODE = codeLines();
 /**
  * Words of the code lines (letter runs split at camelCase, lower-cased): English lexicon
