@@ -81,14 +81,15 @@ export function cldrLexicons(labels: ReadonlySet<string>): Map<string, CldrLexic
   const locales = [...new Set([
     ...readdirSync(join(dirs.annotations, 'annotations')), ...readdirSync(join(dirs.units, 'main')), ...readdirSync(join(dirs.dates, 'main')),
   ])].sort();
-  const english = new Set(localeStrings('en', dirs).map((s) => clean(s).toLowerCase()));
+  const englishStrings = localeStrings('en', dirs);
+  const english = new Set(englishStrings.map((s) => clean(s).toLowerCase()));
   const byLabel = new Map<string, { locales: Set<string>; entries: Set<string> }>();
   for (const locale of locales) {
     const [lang, ...rest] = locale.split('-');
     if (!lang || lang === 'und' || lang === 'root' || rest.some((p) => !/^[A-Z][a-z]{3}$/.test(p))) continue;
     const code = cldrLanguageTo6393(lang);
     const han = rest.includes('Hant') || lang === 'yue' ? 'Hant' : 'Hans';
-    for (const raw of localeStrings(locale, dirs)) {
+    for (const raw of locale === 'en' ? englishStrings : localeStrings(locale, dirs)) {
       const entry = clean(raw);
       if ((entry.match(/\p{L}/gu) ?? []).length < 2) continue;
       if (code !== 'eng' && english.has(entry.toLowerCase())) continue;

@@ -330,6 +330,11 @@ class Model {
   }
 }
 
+/** A row of the model card's held-out table: set, texts, accuracy, macro-F1, ECE. */
+function reportRow(set: string, preds: Prediction[]): string {
+  return `| ${set} | ${preds.length} | ${(100 * accuracy(preds)).toFixed(1)}% | ${(100 * macroF1(preds)).toFixed(1)} | ${(100 * expectedCalibrationError(preds)).toFixed(1)}% |`;
+}
+
 /** Upper ends (characters) of the calibration buckets; null = any longer text. */
 const CALIBRATION_BUCKETS = [12, 30, 80, null] as const;
 
@@ -418,7 +423,7 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
       return { gold: labels[h.y]!, predicted: labels[arg]!, confidence: p };
     });
     predictions.set(set, preds);
-    report.push(`| ${set} | ${preds.length} | ${(100 * accuracy(preds)).toFixed(1)}% | ${(100 * macroF1(preds)).toFixed(1)} | ${(100 * expectedCalibrationError(preds)).toFixed(1)}% |`);
+    report.push(reportRow(set, preds));
   }
   // held-out lexicon entries: reported only, not used for calibration or τ
   const lexPreds: Prediction[] = [];
@@ -431,7 +436,7 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
       lexPreds.push({ gold: label, predicted: labels[arg]!, confidence: conf });
     }
   }
-  report.push(`| CLDR lexicon entries | ${lexPreds.length} | ${(100 * accuracy(lexPreds)).toFixed(1)}% | ${(100 * macroF1(lexPreds)).toFixed(1)} | ${(100 * expectedCalibrationError(lexPreds)).toFixed(1)}% |`);
+  report.push(reportRow('CLDR lexicon entries', lexPreds));
   const all = [...predictions.values()].flat();
   const confusions = RELATED_LANGUAGES.map((g) => `${g.join('/')}: ${confusionsWithin(all, g).slice(0, 6).map((c) => `${c.gold}→${c.predicted} ${c.count}`).join(', ') || 'none'}`);
   const lang = all.filter((x) => x.gold !== NO_LANGUAGE_LABEL), zxx = all.filter((x) => x.gold === NO_LANGUAGE_LABEL);
