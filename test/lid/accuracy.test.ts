@@ -89,6 +89,29 @@ describe('lid-neural-608 answers', () => {
     const r = await post(svc, '/v1/language-id/batch', { texts, mode: 'coverage' });
     expect(r.body.results.map((a: { label: string }) => a.label)).not.toContain('zxx_Zxxx');
   });
+  // regression: web Turkish written in Windows-1254 and read as Windows-1252 was answered
+  // Turkmen or Icelandic, and Yorùbá without tone marks went to unrelated languages. Before
+  // the noisy training examples (scripts/lid-noise.ts) the neural model got 7 and the lite
+  // model 5 of these 10 right.
+  it.each([['lid-neural-608', 9], ['lid-lite-608', 8]] as const)('%s reads at least %i of 10 web texts without diacritics or in a legacy code page read as Windows-1252', async (model, least) => {
+    const texts: Array<[string, string]> = [
+      ['tur_Latn', "Bu yýl Ýstanbul'da düzenlenen toplantýya çok sayýda öðrenci katýldý."],
+      ['tur_Latn', 'Yaðmur yaðýnca þehrin bütün ýþýklarý söndü.'],
+      ['pol_Latn', 'Wczoraj by³em w sklepie i kupi³em œwie¿y chleb.'],
+      ['ces_Latn', 'Pøíští týden pojedeme s dìtmi k moøi.'],
+      ['lit_Latn', 'Ðiandien mûsø mieste vyks didelë ðventë.'],
+      ['vie_Latn', 'Hom nay troi dep qua, chung toi di choi o cong vien gan nha.'],
+      ['yor_Latn', 'Mo fe lo si oja lola lati ra ounje fun awon omo mi.'],
+      ['ron_Latn', 'Astazi am fost la piata si am cumparat legume proaspete pentru copii.'],
+      ['ell_Grek', 'Σημερα ο καιρος ειναι πολυ ωραιος και θα παμε στη θαλασσα.'],
+      ['hun_Latn', 'Tegnap este a barataimmal elmentunk egy uj etterembe vacsorazni.'],
+    ];
+    const r = await post(svc, '/v1/language-id/batch', { texts: texts.map(([, t]) => t), model, mode: 'coverage' });
+    expect(r.status).toBe(200);
+    const got = r.body.results.map((a: { label: string }) => a.label);
+    const wrong = texts.map(([want], i) => (got[i] === want ? null : `${want}→${got[i]}`)).filter((w) => w !== null);
+    expect(texts.length - wrong.length, `wrong: ${wrong.join(', ')}`).toBeGreaterThanOrEqual(least);
+  });
   it('answers zxx_Zxxx for letters of a script no label uses, saying so', async () => {
     for (const model of ['lid-neural-608', 'lid-lite-608']) {
       const r = await post(svc, '/v1/language-id', { text: '𐌷𐌰𐌹𐌻𐍃 𐍅𐌹𐍃 𐌸𐌿', model }); // Gothic
