@@ -45,6 +45,9 @@ export function stripDiacritics(text: string): string {
 }
 
 
+/** Per code page: character → its mojibake, filled as characters are met. */
+const mojibakeTables = new Map<string, Map<string, string>>();
+
 /**
  * The text as it reads when written in `codePage` and decoded as Windows-1252 (the
  * classic mojibake of a misdeclared charset). Characters the code page cannot encode are
@@ -75,8 +78,6 @@ export function legacyMojibake(text: string, codePage: string): string {
   }
   return out;
 }
-/** Per code page: character → its mojibake, filled as characters are met. */
-const mojibakeTables = new Map<string, Map<string, string>>();
 
 /**
  * A noisy variant of a training text of `label`: half of the time the legacy-code-page
@@ -93,7 +94,7 @@ export function noisyVariant(text: string, label: string, r: () => number): stri
     const m = legacyMojibake(text, codePage);
     if (m !== text) return m;
   }
-  return STRIPPABLE_SCRIPTS.has(label.split('_')[1] ?? '') ? stripDiacritics(text) : text;
+  return strippable(label) ? stripDiacritics(text) : text;
 }
 
 /**

@@ -441,39 +441,31 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
     predictions.set(set, preds);
     report.push(reportRow(set, preds));
   }
-  // held-out lexicon entries: reported only, not used for calibration or τ
-  const lexPreds: Prediction[] = [];
-  for (const [label, p] of pools) {
-    for (const entry of p.lexiconHeldOut.slice(0, 100)) {
-      const ids = featureIds(entry, plan.features);
-      if (ids.length === 0) continue;
-      const z = Float32Array.from(model.forward(ids));
-      const { p: conf, arg } = softmaxAt(z, temperatureFor(calibration, [...entry].length));
-      lexPreds.push({ gold: label, predicted: labels[arg]!, confidence: conf });
-    }
-  }
-  report.push(reportRow('CLDR lexicon entries', lexPreds));
-  // held-out sentences made noisy as in training (where that changes them): reported only
-  const noisyRow = (name: string, variant: (label: string, line: string) => string | null) => {
+  // rows reported only, not used for calibration or τ: a label's texts → one table row
+  const reportedRow = (name: string, textsOf: (label: string, p: Pool) => string[]) => {
     const preds: Prediction[] = [];
     for (const [label, p] of pools) {
-      if (label === NO_LANGUAGE_LABEL) continue;
-      for (const line of p.heldOut.slice(0, 100)) {
-        const v = variant(label, line);
-        if (v === null || v === line) continue;
-        const text = snippet(v, 0, evalR);
-        const z = Float32Array.from(model.forward(featureIds(text, plan.features)));
-        const { p: conf, arg } = softmaxAt(z, temperatureFor(calibration, [...text.trim()].length));
+      for (const text of textsOf(label, p)) {
+        const ids = featureIds(text, plan.features);
+        if (ids.length === 0) continue;
+        const { p: conf, arg } = softmaxAt(Float32Array.from(model.forward(ids)), temperatureFor(calibration, [...text.trim()].length));
         preds.push({ gold: label, predicted: labels[arg]!, confidence: conf });
       }
     }
     report.push(reportRow(name, preds));
   };
-  noisyRow('sentences without diacritics', (label, line) => (strippable(label) ? stripDiacritics(line) : null));
-  noisyRow('sentences in a legacy code page read as Windows-1252', (label, line) => {
+  reportedRow('CLDR lexicon entries', (_, p) => p.lexiconHeldOut.slice(0, 100));
+  // held-out sentences made noisy as in training, those it changes
+  const noisySentences = (variant: (label: string, line: string) => string | null) => (label: string, p: Pool) =>
+    label === NO_LANGUAGE_LABEL ? [] : p.heldOut.slice(0, 100).flatMap((line) => {
+      const v = variant(label, line);
+      return v === null || v === line ? [] : [snippet(v, 0, evalR)];
+    });
+  reportedRow('sentences without diacritics', noisySentences((label, line) => (strippable(label) ? stripDiacritics(line) : null)));
+  reportedRow('sentences in a legacy code page read as Windows-1252', noisySentences((label, line) => {
     const cp = LEGACY_CODE_PAGE[label];
     return cp ? legacyMojibake(line, cp) : null;
-  });
+  }));
   const all = [...predictions.values()].flat();
   const confusions = RELATED_LANGUAGES.map((g) => `${g.join('/')}: ${confusionsWithin(all, g).slice(0, 6).map((c) => `${c.gold}→${c.predicted} ${c.count}`).join(', ') || 'none'}`);
   const lang = all.filter((x) => x.gold !== NO_LANGUAGE_LABEL), zxx = all.filter((x) => x.gold === NO_LANGUAGE_LABEL);
