@@ -2,7 +2,7 @@
  * The operator CLIs as a person runs them: `npm run keys` and `npm run usage`.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +27,31 @@ describe('npm run keys', () => {
     expect(await store.verify(created.key)).toBeNull();
     await store.close();
     expect(() => run('services/keys/cli.ts', ['create'], dir)).toThrow(/--name/);
+  });
+
+  it('revokes by name only when one active key has it, all of them with --all, and one by id (regression: a name revoked every key)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-'));
+    const a = JSON.parse(run('services/keys/cli.ts', ['create', '--name', 'team', '--json'], dir));
+    const b = JSON.parse(run('services/keys/cli.ts', ['create', '--name', 'team', '--json'], dir));
+    const c = JSON.parse(run('services/keys/cli.ts', ['create', '--name', 'team', '--json'], dir));
+    expect(() => run('services/keys/cli.ts', ['revoke', 'team'], dir)).toThrow(/3 active keys are named team .*revoke one by its id, or all of them with --all/);
+    const store = await KeyStore.open(join(dir, 'keys.db'), '', 0);
+    expect(await store.verify(a.key)).not.toBeNull();
+    expect(run('services/keys/cli.ts', ['revoke', a.id], dir)).toMatch(/revoked 1 key/);
+    expect(await store.verify(a.key)).toBeNull();
+    expect(await store.verify(b.key)).not.toBeNull();
+    expect(run('services/keys/cli.ts', ['revoke', 'team', '--all'], dir)).toMatch(/revoked 2 key/);
+    expect(await store.verify(c.key)).toBeNull();
+    await store.close();
+  });
+
+  it('creates keys.db readable by its owner only (regression: it was world-readable)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-'));
+    run('services/keys/cli.ts', ['create', '--name', 'ops', '--json'], dir);
+    expect(statSync(join(dir, 'keys.db')).mode & 0o777).toBe(0o600);
+    for (const f of ['keys.db-wal', 'keys.db-shm']) {
+      try { expect(statSync(join(dir, f)).mode & 0o077, f).toBe(0); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; }
+    }
   });
 });
 

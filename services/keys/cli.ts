@@ -1,14 +1,16 @@
 /**
- * `npm run keys -- <create --name NAME | list | revoke ID_OR_NAME>`: manages API keys
- * in DATABASE_URL (PostgreSQL) or DATA_DIR/keys.db. `create` prints the new key once; only its hash is stored.
+ * `npm run keys -- <create --name NAME | list | revoke ID_OR_NAME [--all]>`: manages API
+ * keys in DATABASE_URL (PostgreSQL) or DATA_DIR/keys.db. `create` prints the new key once;
+ * only its hash is stored. `revoke` takes a key id, or a name that one active key has;
+ * `--all` revokes every active key of that name.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, storeTarget } from '../config.ts';
 import { KeyStore } from './store.ts';
 
-const USAGE = 'usage: npm run keys -- create --name NAME | list | revoke ID_OR_NAME';
+const USAGE = 'usage: npm run keys -- create --name NAME | list | revoke ID_OR_NAME [--all]';
 
-const { values, positionals } = parseArgs({ options: { name: { type: 'string' }, json: { type: 'boolean', default: false } }, allowPositionals: true });
+const { values, positionals } = parseArgs({ options: { name: { type: 'string' }, json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false } }, allowPositionals: true });
 const [command, arg] = positionals;
 const config = loadConfig();
 const store = await KeyStore.open(storeTarget(config, 'keys.db'));
@@ -24,7 +26,7 @@ try {
     else console.table(keys);
   } else if (command === 'revoke') {
     if (!arg) throw new Error(`revoke needs an id or name\n${USAGE}`);
-    const n = await store.revoke(arg);
+    const n = await store.revoke(arg, { all: values.all });
     console.log(n > 0 ? `revoked ${n} key(s)` : `no active key with id or name ${arg}`);
     if (n === 0) process.exitCode = 1;
   } else {

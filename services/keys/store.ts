@@ -52,10 +52,23 @@ export class KeyStore {
     return this.db.all<KeyRecord>('SELECT id, name, created_at, revoked_at FROM api_keys ORDER BY created_at DESC');
   }
 
-  /** Revokes a key by id or name. @returns how many keys were revoked */
-  revoke(idOrName: string): Promise<number> {
+  /**
+   * Revokes a key by id, or by name when exactly one active key has that name; with
+   * `all`, every active key of that name.
+   * @returns how many keys were revoked (0 when none matches)
+   * @throws Error when several active keys have that name and `all` is not set
+   */
+  async revoke(idOrName: string, opts: { all?: boolean } = {}): Promise<number> {
     this.cache.clear();
-    return this.db.run('UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL', [new Date().toISOString(), idOrName, idOrName]);
+    const now = new Date().toISOString();
+    const byId = await this.db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now, idOrName]);
+    if (byId > 0) return byId;
+    const named = await this.db.all<{ id: string }>('SELECT id FROM api_keys WHERE name = ? AND revoked_at IS NULL', [idOrName]);
+    if (named.length > 1 && !opts.all) {
+      throw new Error(`${named.length} active keys are named ${idOrName} (${named.map((k) => k.id).join(', ')}): revoke one by its id, or all of them with --all`);
+    }
+    if (named.length === 0) return 0;
+    return this.db.run('UPDATE api_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL', [now, idOrName]);
   }
 
   /** The owner of a key, or null when it is unknown or revoked. */

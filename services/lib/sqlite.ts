@@ -3,7 +3,7 @@
  * transaction at a time per connection.
  */
 import sqlite3 from 'sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SqlDb, SqlTx } from './db.ts';
 
@@ -16,11 +16,17 @@ export class SqliteDb implements SqlDb {
   /**
    * Opens (and creates) a database file; `:memory:` for a private in-memory database.
    * WAL journal so readers (GET /v1/usage, the CLI) do not block the billing writer;
-   * temporary storage in memory.
+   * temporary storage in memory. The file is readable by its owner only (0600; SQLite
+   * gives its -wal and -shm files the same mode), in a folder made 0700 when new: it
+   * holds key hashes and who used what.
    * @throws Error when the file cannot be opened
    */
   static async open(file: string): Promise<SqliteDb> {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      closeSync(openSync(file, 'a', 0o600));
+      if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    }
     const db = await new Promise<sqlite3.Database>((resolve, reject) => {
       const d = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(d)));
     });
