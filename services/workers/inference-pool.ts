@@ -17,6 +17,8 @@ export class InferenceThread {
   private worker!: Worker;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  /** calls sent and not answered (terminate waits for them: see terminate) */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
 
   /**
@@ -54,10 +56,13 @@ export class InferenceThread {
   private call<T>(op: string, model: string, inputs?: unknown[]): Promise<T> {
     if (this.closed) return Promise.reject(new Error('inference thread is stopped'));
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    const call = new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       this.worker.postMessage({ id, op, model, inputs });
     });
+    this.inFlight.add(call);
+    void call.catch(() => undefined).finally(() => this.inFlight.delete(call));
+    return call;
   }
 
   /** Loads a model. @throws EngineError(503) when it is not installed */
@@ -70,9 +75,20 @@ export class InferenceThread {
    */
   run<O>(model: string, inputs: unknown[]): Promise<Array<ItemResult<O>>> { return this.call('run', model, inputs); }
 
-  /** Kills the thread at once (calls in flight fail). Used on shutdown and by crash tests. */
-  async terminate(): Promise<void> {
+  /**
+   * Stops the thread: takes no more calls, waits up to `graceMs` for the calls in flight
+   * (a thread terminated while onnxruntime creates a session aborts the whole process
+   * with a native `Napi::Error`, as a warm-up followed at once by SIGTERM did), then
+   * terminates it; calls still in flight then fail.
+   * @param graceMs 0 kills it at once (crash tests)
+   */
+  async terminate(graceMs = 10_000): Promise<void> {
     this.closed = true;
+    if (graceMs > 0 && this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
+      clearTimeout(timer);
+    }
     await this.worker.terminate();
   }
 }
