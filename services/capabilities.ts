@@ -57,3 +57,15 @@ export const modelsOf = (c: Capability): string[] => MODEL_CATALOG.filter((m) =>
 
 /** Vendor prefix of the question-generation model name in responses (spec: `<vendor>/mist-qg-1.5b`). */
 export const QG_VENDOR = 'lmstream';
+
+/**
+ * Usage quantity of a successful item in its capability's billing unit, from the item's
+ * result output: characters for diacritization, answered questions for decisions, else 1.
+ */
+export function usageQuantity(capability: Capability, output: Record<string, unknown>): number {
+  switch (capability) {
+    case 'diacritize': return Number(output.characters);
+    case 'decide': return Number(output.decisions);
+    default: return 1;
+  }
+}

@@ -24,8 +24,15 @@ const schema = {
     EXECUTION_PROVIDER: { type: 'string', default: 'cpu', enum: ['cpu', 'cuda'] },
     INFERENCE_THREADS: { type: 'integer', default: 1, minimum: 1, maximum: 64 },
     API_KEYS: { type: 'string', default: '' },
-    RATE_LIMIT_MAX: { type: 'integer', default: 6000, minimum: 1 },
-    RATE_LIMIT_WINDOW_MS: { type: 'integer', default: 60000, minimum: 1 },
+    RATE_LIMIT_MAX: { type: 'integer', default: 60000, minimum: 1 },
+    RATE_LIMIT_WINDOW_MS: { type: 'integer', default: 60000, minimum: 1000 },
+    RATE_LIMIT_ANON_MAX: { type: 'integer', default: 600, minimum: 1 },
+    TRUST_PROXY: { type: 'string', default: '' },
+    BODY_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100 },
+    MAX_INFLIGHT_BODY_BYTES: { type: 'integer', default: 268435456, minimum: 1048576 },
+    MAX_INFLIGHT_ITEMS: { type: 'string', default: '', pattern: '^([a-z-]+=\\d+)?(,[a-z-]+=\\d+)*$' },
+    SHUTDOWN_GRACE_MS: { type: 'integer', default: 10000, minimum: 100 },
+    METRICS_TOKEN: { type: 'string', default: '' },
     WORKER_HEARTBEAT_MS: { type: 'integer', default: 2000, minimum: 10 },
     TRANSPORT: { type: 'string', default: 'memory', enum: ['memory', 'kafka'] },
     KAFKA_BROKERS: { type: 'string', default: 'localhost:9092' },
@@ -39,7 +46,6 @@ const schema = {
     KAFKA_FETCH_MAX_WAIT_MS: { type: 'integer', default: 100, minimum: 1 },
     KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: { type: 'integer', default: 500, minimum: 1 },
     WORKER_MAX_IN_FLIGHT_BATCHES: { type: 'integer', default: 8, minimum: 1 },
-    BILLING_BATCH_INTERVAL_MS: { type: 'integer', default: 200, minimum: 0 },
     KAFKA_REPLICATION_FACTOR: { type: 'integer', default: 1, minimum: 1 },
     SCHEMA_REGISTRY_URL: { type: 'string', default: '' },
     SCHEMA_REGISTRY_PORT: { type: 'integer', default: 8081, minimum: 0, maximum: 65535 },
@@ -73,8 +79,24 @@ export interface Config {
   INFERENCE_THREADS: number;
   /** comma-separated API keys accepted besides those of the key store */
   API_KEYS: string;
+  /** billable units one API key may ask for per window, over every route together (429 beyond) */
   RATE_LIMIT_MAX: number;
+  /** the rate-limit window, ms */
   RATE_LIMIT_WINDOW_MS: number;
+  /** requests per window from one client address without a valid key: failed authentication and the public GET routes */
+  RATE_LIMIT_ANON_MAX: number;
+  /** Fastify `trustProxy`: '' (the socket's address is the client's), `true`, a hop count, or comma-separated proxy addresses/CIDRs */
+  TRUST_PROXY: string;
+  /** longest time to receive a whole request (headers and body), ms; 408 after it */
+  BODY_TIMEOUT_MS: number;
+  /** request bodies (declared sizes, bytes) a gateway reads and holds at once; 503 beyond */
+  MAX_INFLIGHT_BODY_BYTES: number;
+  /** items a gateway has in flight per capability, `capability=N,...` over the defaults (services/gateway/load-shedding.ts); 503 beyond */
+  MAX_INFLIGHT_ITEMS: string;
+  /** longest time from SIGTERM/SIGINT to exit, ms */
+  SHUTDOWN_GRACE_MS: number;
+  /** bearer token of GET /metrics; empty = /metrics answers 403 */
+  METRICS_TOKEN: string;
   WORKER_HEARTBEAT_MS: number;
   /** event log: `memory` (embedded) or `kafka` */
   TRANSPORT: 'memory' | 'kafka';
@@ -94,8 +116,6 @@ export interface Config {
   KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: number;
   /** consumed batches per request partition a worker works on at once (offsets still committed in order) */
   WORKER_MAX_IN_FLIGHT_BATCHES: number;
-  /** least time between two usage batches billing consumes from a partition (fewer, larger ledger transactions) */
-  BILLING_BATCH_INTERVAL_MS: number;
   KAFKA_REPLICATION_FACTOR: number;
   /** Confluent-compatible registry; empty in Kafka mode = this process serves its own */
   SCHEMA_REGISTRY_URL: string;

@@ -3,8 +3,11 @@
  * - `TRANSPORT=memory` (default): embedded mode, every service in this process.
  * - `TRANSPORT=kafka`: the named services (default all) over Kafka; services are
  *   `gateway`, `worker:<capability>`, `billing`, `registry`.
- * The gateway listens on HOST:PORT. SIGINT/SIGTERM stop gracefully (in-flight batches
- * finish and are committed).
+ * The gateway listens on HOST:PORT. SIGINT/SIGTERM stop gracefully within
+ * SHUTDOWN_GRACE_MS: the gateway stops taking requests and answers those in flight (503
+ * after half the grace period), workers finish and commit their in-flight batches, and
+ * the process exits when all is closed or, whatever still hangs (brokers that do not
+ * answer), when the grace period ends (exit code 1).
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
@@ -26,7 +29,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    rt.logger.info({ signal }, 'shutting down');
+    rt.logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'shutting down');
+    setTimeout(() => {
+      rt.logger.error({ graceMs: config.SHUTDOWN_GRACE_MS }, 'shutdown did not finish within the grace period; exiting now');
+      process.exit(1);
+    }, config.SHUTDOWN_GRACE_MS).unref();
     rt.close().then(() => process.exit(0), (err) => { rt.logger.error({ err }, 'shutdown failed'); process.exit(1); });
   });
 }

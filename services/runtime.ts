@@ -112,28 +112,37 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     rt.transport = transport;
     closers.push(() => transport.close());
 
-    for (const s of services) {
-      if (!s.startsWith('worker:')) continue;
-      const w = new CapabilityWorker({ capability: s.slice(7) as Capability, transport, codec, config, logger, ...opts.workerOptions });
-      await w.start();
-      rt.workers.push(w);
-      closers.push(() => w.stop());
-    }
     if (services.includes('billing') || services.includes('gateway')) {
       rt.ledger = await Ledger.open(storeTarget(config, 'ledger.db'));
       closers.push(() => rt.ledger!.close());
     }
-    if (services.includes('billing')) {
-      rt.billing = new BillingConsumer(transport, codec, rt.ledger!, config.TOPIC_PREFIX, logger.child({ service: 'billing' }), config.BILLING_BATCH_INTERVAL_MS);
-      await rt.billing.start();
-      closers.push(() => rt.billing!.stop());
-    }
     if (services.includes('gateway')) {
       rt.keys = await KeyStore.open(storeTarget(config, 'keys.db'), config.API_KEYS);
       closers.push(() => rt.keys!.close());
-      rt.gateway = await startGateway({ config, transport, transportName: config.TRANSPORT, codec, keys: rt.keys, ledger: rt.ledger, logger });
-      closers.push(() => rt.gateway!.close());
     }
+    // every service starts at once: each consumer group join waits for the group
+    // coordinator (3 s on librdkafka's mock cluster), and 13 joins one after another made
+    // a Kafka-mode process take 40 s to become healthy
+    for (const s of services) {
+      if (!s.startsWith('worker:')) continue;
+      const w = new CapabilityWorker({ capability: s.slice(7) as Capability, transport, codec, config, logger, ...opts.workerOptions });
+      rt.workers.push(w);
+      closers.push(() => w.stop());
+    }
+    if (services.includes('billing')) {
+      rt.billing = new BillingConsumer(transport, codec, rt.ledger!, config.TOPIC_PREFIX, logger.child({ service: 'billing' }), config.TOPIC_PARTITIONS);
+      closers.push(() => rt.billing!.stop());
+    }
+    const starts: Array<Promise<unknown>> = rt.workers.map((w) => w.start());
+    if (rt.billing) starts.push(rt.billing.start());
+    if (services.includes('gateway')) {
+      starts.push(startGateway({ config, transport, transportName: config.TRANSPORT, codec, keys: rt.keys!, ledger: rt.ledger, logger }).then((g) => {
+        rt.gateway = g;
+        closers.push(() => g.close());
+      }));
+    }
+    const failed = (await Promise.allSettled(starts)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     throw err;

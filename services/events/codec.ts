@@ -20,7 +20,7 @@ export type SchemaName =
   | 'decide/request' | 'decide/result'
   | 'extract/request' | 'extract/result'
   | 'common/usage' | 'common/failure'
-  | 'control/worker-status' | 'control/warmup';
+  | 'control/worker-status' | 'control/warmup' | 'control/cancel';
 
 /** Raw schema JSON of every schema in {@link SCHEMA_DIR}, keyed by {@link SchemaName}. */
 export function loadSchemaFiles(dir = SCHEMA_DIR): Map<SchemaName, object> {

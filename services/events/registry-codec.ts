@@ -18,7 +18,7 @@ import { AvroCodec, type EventCodec, type SchemaName } from './codec.ts';
 export function subjectFor(schema: SchemaName, prefix: string): string | null {
   const [folder, kind] = schema.split('/') as [string, string];
   if (folder === 'common') return kind === 'usage' ? `${prefix}.usage-value` : null;
-  if (folder === 'control') return kind === 'warmup' ? `${prefix}.control-value` : `${prefix}.workers-value`;
+  if (folder === 'control') return kind === 'warmup' ? `${prefix}.control-value` : kind === 'cancel' ? `${prefix}.cancellations-value` : `${prefix}.workers-value`;
   return `${prefix}.${folder}.${kind === 'request' ? 'requests' : 'results'}-value`;
 }
 

@@ -15,6 +15,8 @@ export interface Topics {
   workers: string;
   /** `<prefix>.control`: warm-up commands */
   control: string;
+  /** `<prefix>.cancellations`: requests whose client went away (schemas/control/cancel.avsc) */
+  cancellations: string;
   /** `<prefix>.<capability>.dlq`: request events that failed DLQ_MAX_ATTEMPTS times or do not decode */
   deadLetter(c: Capability): string;
 }
@@ -27,6 +29,7 @@ export function topicsFor(prefix: string): Topics {
     usage: `${prefix}.usage`,
     workers: `${prefix}.workers`,
     control: `${prefix}.control`,
+    cancellations: `${prefix}.cancellations`,
     deadLetter: (c) => `${prefix}.${c}.dlq`,
   };
 }
@@ -53,4 +56,10 @@ export const H = {
   attempts: 'attempts',
   /** dead-letter events: where it came from, `<topic>:<partition>:<offset>` */
   source: 'source',
+  /**
+   * `at-delivery`: the gateway bills the item when it delivers the answer, so the worker
+   * publishes no usage for it; absent (bulk producers): the worker bills it when it
+   * publishes the result
+   */
+  billing: 'billing',
 } as const;

@@ -1,18 +1,34 @@
 /**
  * The gateway's app factory: a Fastify instance with JSON-Schema validation, auth,
- * rate limits, metrics, the OpenAPI document and every route of the spec. Starting a
- * server is left to the caller (services/main.ts), so tests use `app.inject()`.
+ * rate limits, body limits, load shedding, billing at delivery, metrics, the OpenAPI
+ * document and every route of the spec. Starting a server is left to the caller
+ * (services/main.ts), so tests use `app.inject()`. The order every model route runs in
+ * (docs/security.md): auth and the key's first budget unit or the address's budget
+ * (auth.ts), the declared body size and the body budget (body-budget.ts), the body read
+ * within BODY_TIMEOUT_MS and parsed with a depth limit (json-body.ts), the route's schema,
+ * then admission (admission.ts: the rest of the units, model availability, in-flight
+ * items), and only then the handler's own work.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import rateLimit from '@fastify/rate-limit';
-import { randomUUID } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { v7 as uuidv7 } from 'uuid';
 import { ServiceError } from '../lib/errors.ts';
 import { httpLatency, httpRequests, registry as metricsRegistry } from '../lib/metrics.ts';
 import type { KeyStore } from '../keys/store.ts';
+import { registerAdmission } from './admission.ts';
+import { registerAuth } from './auth.ts';
+import { BodyBudget, registerBodyBudget } from './body-budget.ts';
 import type { RouteDeps } from './deps.ts';
+import { registerDelivery } from './delivery.ts';
+import { registerJsonParser } from './json-body.ts';
+import { BODY_LIMITS } from './limits.ts';
+import { InflightItems, parseInflightItems } from './load-shedding.ts';
+import { RateLimits } from './rate-limit.ts';
+import { UsageRecorder } from './usage-recorder.ts';
 import { decideRoutes } from './routes/decide.ts';
 import { extractRoutes } from './routes/extract.ts';
 import { languageIdRoutes } from './routes/language-id.ts';
@@ -23,42 +39,94 @@ import { infoRoutes } from './routes/info.ts';
 import { accountRoutes } from './routes/account.ts';
 
 /** Options of {@link build}. */
-export interface BuildOptions extends RouteDeps {
+export interface BuildOptions extends Omit<RouteDeps, 'state'> {
   keys: KeyStore;
   logger: Logger;
 }
 
+/** What a gateway knows about its own load, for `/ready`, `/v1/usage` and shutdown. */
+export interface GatewayState {
+  /** true once shutdown began: `/ready` answers 503 and new model requests are refused */
+  draining: boolean;
+  inflight: InflightItems;
+  bodies: BodyBudget;
+  recorder: UsageRecorder;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the gateway's own state (see {@link GatewayState}) */
+    gatewayState: GatewayState;
+  }
+}
+
+/** A client's `X-Request-Id` worth echoing and logging: printable ASCII, at most 128 characters. */
+const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** Fastify's `trustProxy` from TRUST_PROXY ('' = the socket's address is the client's). */
+export function trustProxyOf(value: string): FastifyServerOptions['trustProxy'] {
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address: string, hop: number) => hop < hops;
+  }
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** Answers what Node's HTTP parser refuses (malformed requests, a body not received in time) in the service's error shape. */
+function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) { socket.destroy(); return; }
+  const [status, message] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+    ? [408, 'the request was not received in full in time (BODY_TIMEOUT_MS)']
+    : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'request headers are too large'] : [400, 'malformed HTTP request'];
+  const body = JSON.stringify({ error: message, status });
+  socket.end(`HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+}
+
 /**
  * Builds the gateway app (not listening).
- * @throws Error when a plugin fails to register
+ * @throws Error when a plugin fails to register or MAX_INFLIGHT_ITEMS is malformed
  */
 export async function build(opts: BuildOptions): Promise<FastifyInstance> {
+  const { config } = opts;
   const app = Fastify({
     loggerInstance: opts.logger.child({ service: 'gateway' }) as FastifyBaseLogger,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
-    },
-    bodyLimit: 8 * 1024 * 1024,
-    logController: new LogController({ disableRequestLogging: !opts.config.LOG_REQUESTS, requestIdLogLabel: 'reqId' }),
+    // the request id keys correlation ids and usage event ids: always made here (UUIDv7:
+    // unique, 74 random bits, time-ordered for the ledger's index), never the client's
+    genReqId: () => uuidv7(),
+    bodyLimit: BODY_LIMITS.other,
+    trustProxy: trustProxyOf(config.TRUST_PROXY),
+    // a request (headers and body) must arrive within BODY_TIMEOUT_MS: 408 and the
+    // connection closed after it; checked every second (Node's default is every 30 s).
+    // Node 20 applies requestTimeout only when the server is created with it, not when
+    // set afterwards as Fastify does, so it goes in both places.
+    requestTimeout: config.BODY_TIMEOUT_MS,
+    http: { requestTimeout: config.BODY_TIMEOUT_MS, connectionsCheckingInterval: Math.min(1000, config.BODY_TIMEOUT_MS) },
+    clientErrorHandler,
+    logController: new LogController({ disableRequestLogging: !config.LOG_REQUESTS, requestIdLogLabel: 'reqId' }),
     ajv: { customOptions: { allowUnionTypes: true, coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false } },
   });
+  registerJsonParser(app);
 
-  // an empty JSON body reads as null (POST /v1/warmup "with no body"); routes that need a
-  // body reject null through their schema. Fastify's own parser (secure-json-parse) does the rest.
-  const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, null);
-    jsonParser(req, String(body), done);
-  });
+  const limits = new RateLimits({ keyMax: config.RATE_LIMIT_MAX, anonMax: config.RATE_LIMIT_ANON_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
+  const state: GatewayState = {
+    draining: false,
+    inflight: new InflightItems(parseInflightItems(config.MAX_INFLIGHT_ITEMS)),
+    bodies: new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES),
+    recorder: new UsageRecorder(opts.producer, opts.codec, opts.topics.usage, opts.logger.child({ service: 'gateway', component: 'usage' })),
+  };
+  app.decorate('gatewayState', state);
+  app.addHook('onClose', async () => { await state.recorder.close(); });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (err instanceof ServiceError) return reply.code(err.status).send(err.toJSON());
+    if (err instanceof ServiceError) {
+      if (err.retryAfterS !== undefined) reply.header('retry-after', err.retryAfterS);
+      return reply.code(err.status).send(err.toJSON());
+    }
     if (err.validation) return reply.code(400).send({ error: err.message, status: 400 });
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: `request body is too large (${err.message})`, status: 413 });
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: 'Content-Type must be application/json', status: 415 });
-    if (err.statusCode === 429) return reply.code(429).send({ error: err.message, status: 429 });
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       const msg = err.code?.startsWith('FST_ERR_CTP') ? `malformed JSON body: ${err.message}` : err.message;
       return reply.code(err.statusCode).send({ error: msg, status: err.statusCode });
@@ -68,34 +136,30 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   });
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: `route ${req.method} ${req.url.split('?')[0]} not found`, status: 404 }));
 
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    const given = req.headers['x-request-id'];
+    // a client's own id is echoed and logged as such, and used for nothing else
+    if (typeof given === 'string' && CLIENT_REQUEST_ID.test(given)) {
+      reply.header('x-client-request-id', given);
+      req.log = req.log.child({ clientReqId: given });
+    }
+  });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
     httpLatency.observe({ route, method: req.method }, reply.elapsedTime / 1000);
   });
 
-  // auth: every route with config.auth needs a known key (onRequest, before the body is parsed)
+  // cheap refusals first: auth and rate limits, then the body's declared size and budget
+  registerAuth(app, opts.keys, limits);
   app.addHook('onRequest', async (req) => {
-    if (!req.routeOptions.config?.auth) return;
-    const header = req.headers.authorization;
-    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!m) throw new ServiceError('UNAUTHORIZED', 'missing API key: send Authorization: Bearer <API_KEY>');
-    const identity = await opts.keys.verify(m[1]!);
-    if (!identity) throw new ServiceError('UNAUTHORIZED', 'unknown or revoked API key');
-    req.apiKey = identity;
+    if (state.draining && req.routeOptions.config?.admission) throw new ServiceError('SHUTTING_DOWN', 'this gateway is shutting down; retry on another', { retryAfterS: 1 });
   });
-
-  await app.register(rateLimit, {
-    global: false,
-    hook: 'preHandler',
-    max: opts.config.RATE_LIMIT_MAX,
-    timeWindow: opts.config.RATE_LIMIT_WINDOW_MS,
-    keyGenerator: (req) => req.apiKey?.id ?? req.ip,
-    errorResponseBuilder: (_req, ctx) => Object.assign(
-      new ServiceError('RATE_LIMITED', `rate limit exceeded: at most ${ctx.max} requests per ${opts.config.RATE_LIMIT_WINDOW_MS} ms for this API key; retry in ${ctx.after}`),
-      { statusCode: 429 },
-    ),
-  });
+  registerBodyBudget(app, state.bodies);
+  // after the schema: the rest of the units, model availability, load; then the request's context
+  registerAdmission(app, { limits, dispatcher: opts.dispatcher, inflight: state.inflight });
+  registerDelivery(app, { config, recorder: state.recorder });
 
   await app.register(swagger, {
     openapi: {
@@ -107,13 +171,19 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+  // Prometheus metrics: only with METRICS_TOKEN as a bearer token (docs/security.md)
+  const metricsToken = config.METRICS_TOKEN ? Buffer.from(`Bearer ${config.METRICS_TOKEN}`) : null;
+  app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
+    if (!metricsToken) throw new ServiceError('FORBIDDEN', '/metrics is off: set METRICS_TOKEN and send it as Authorization: Bearer <METRICS_TOKEN>');
+    const given = Buffer.from(req.headers.authorization ?? '');
+    if (given.length !== metricsToken.length || !timingSafeEqual(given, metricsToken)) throw new ServiceError('UNAUTHORIZED', '/metrics needs Authorization: Bearer <METRICS_TOKEN>');
     reply.header('content-type', metricsRegistry.contentType);
     return metricsRegistry.metrics();
   });
 
+  const deps = { ...opts, state };
   for (const routes of [decideRoutes, extractRoutes, languageIdRoutes, diacritizeRoutes, questionsRoutes, legacyRoutes, infoRoutes, accountRoutes]) {
-    await app.register(routes, opts);
+    await app.register(routes, deps);
   }
   return app;
 }

@@ -73,6 +73,11 @@ export class Correlator {
     p.reject(err);
   }
 
+  /** Fails every waiting item with `err` (shutdown: their requests are answered at once). */
+  failAll(err: Error): void {
+    for (const id of [...this.pending.keys()]) this.cancel(id, err);
+  }
+
   /** Items waiting for a reply. */
   get size(): number { return this.pending.size; }
 

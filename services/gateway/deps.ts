@@ -3,6 +3,8 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
+import type { Admission } from './admission.ts';
+import type { GatewayState } from './app.ts';
 import type { EventCodec } from '../events/codec.ts';
 import type { Topics } from '../events/topics.ts';
 import type { Ledger } from '../billing/ledger.ts';
@@ -25,20 +27,35 @@ export interface RouteDeps {
   version: string;
   /** transport name for /health */
   transport: string;
+  /** the gateway's load and shutdown state */
+  state: GatewayState;
+  /** billing lag (usage messages not yet in the ledger), for GET /v1/usage; absent when it cannot be measured */
+  billingLag?: () => Promise<number>;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** the verified API key of the request (routes with `config.auth`) */
     apiKey?: KeyIdentity;
+    /** the request's dispatch context (routes with `config.admission`; services/gateway/delivery.ts) */
+    dispatchContext?: DispatchContext;
+    /** what the route's admission `check` returned (services/gateway/admission.ts) */
+    admitted?: unknown;
   }
   interface FastifyContextConfig {
     /** route needs `Authorization: Bearer <key>` */
     auth?: boolean;
+    /** a model route: what admission checks before the handler (services/gateway/admission.ts) */
+    admission?: Admission;
   }
 }
 
-/** Dispatch context of a request: its id, key and deadline. */
-export function contextOf(req: FastifyRequest, config: Config): DispatchContext {
-  return { requestId: req.id, keyId: req.apiKey?.id ?? 'anonymous', deadline: Date.now() + config.REQUEST_TIMEOUT_MS, log: req.log };
+/**
+ * Dispatch context of an admitted request: its server-made id, key, deadline, abort
+ * signal and billable items.
+ * @throws Error on a route without `config.admission` (a programming error)
+ */
+export function contextOf(req: FastifyRequest): DispatchContext {
+  if (!req.dispatchContext) throw new Error(`route ${req.routeOptions.url} dispatches without config.admission`);
+  return req.dispatchContext;
 }

@@ -1,9 +1,13 @@
 /**
  * Writes one request event per item to the capability's request topic, with the
- * routing headers, and waits for the items' results through the correlator.
+ * routing headers, and waits for the items' results through the correlator. When the
+ * client goes away first it stops waiting and tells the workers (a cancel event on
+ * `<prefix>.cancellations`), so they skip the items not yet run. The items that
+ * succeed are noted in the request's context, to be billed when its answer is delivered
+ * (services/gateway/delivery.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Capability } from '../capabilities.ts';
+import { usageQuantity, type Capability } from '../capabilities.ts';
 import type { EventCodec, SchemaName } from '../events/codec.ts';
 import { H, type Topics } from '../events/topics.ts';
 import { ServiceError, codeForStatus, modelNotInstalled } from '../lib/errors.ts';
@@ -12,13 +16,30 @@ import type { ItemResult } from '../workers/engines/types.ts';
 import type { Correlator } from './correlator.ts';
 import type { WorkerRegistry } from './worker-registry.ts';
 
-/** Who asked and until when. */
+/** A successful item of a request: what billing at delivery writes for it. */
+export interface BillableItem {
+  /** position of the item among the request's dispatched items (its correlation id is `<request-id>:<itemIndex>`) */
+  itemIndex: number;
+  capability: Capability;
+  model: string;
+  /** in the capability's billing unit (capabilities.ts usageQuantity) */
+  quantity: number;
+}
+
+/** Who asked, until when, and what was answered. */
 export interface DispatchContext {
+  /** made by the gateway (UUIDv7), never the client's: it keys correlation ids and usage event ids */
   requestId: string;
   keyId: string;
   /** ms since the epoch */
   deadline: number;
   log: FastifyBaseLogger;
+  /** aborted when the client goes away before its answer */
+  signal?: AbortSignal;
+  /** items answered successfully so far */
+  usage: BillableItem[];
+  /** index of the request's next item (a request may dispatch more than once) */
+  nextItem: number;
 }
 
 /** See the module comment. */
@@ -49,11 +70,14 @@ export class Dispatcher {
    */
   async dispatch<O>(capability: Capability, model: string, inputs: Array<Record<string, unknown>>, ctx: DispatchContext): Promise<Array<ItemResult<O>>> {
     this.assertServed(capability, model);
+    if (ctx.signal?.aborted) throw cancelled();
     const schema = `${capability}/request` as SchemaName;
     const values = await Promise.all(inputs.map((input) => this.codec.encode(schema, input)));
+    const base = ctx.nextItem;
+    ctx.nextItem += inputs.length;
     const waits: Array<Promise<ItemResult>> = [];
     const messages = inputs.map((_, i) => {
-      const correlationId = `${ctx.requestId}:${i}`;
+      const correlationId = `${ctx.requestId}:${base + i}`;
       const value = values[i]!;
       waits.push(this.correlator.expect(correlationId, ctx.deadline));
       return {
@@ -66,7 +90,7 @@ export class Dispatcher {
         // parsed from the correlation id, model is in the value, capability is the topic's
         headers: {
           [H.correlationId]: correlationId, [H.replyTopic]: this.correlator.replyTopic, [H.replyPartition]: String(this.correlator.replyPartition),
-          [H.keyId]: ctx.keyId, [H.deadline]: String(ctx.deadline),
+          [H.keyId]: ctx.keyId, [H.deadline]: String(ctx.deadline), [H.billing]: 'at-delivery',
         },
       };
     });
@@ -79,13 +103,33 @@ export class Dispatcher {
     }
     const written = performance.now();
     ctx.log.debug({ capability, model, items: inputs.length, ms: Math.round(written - t0) }, 'request events written');
-    const settled = await Promise.allSettled(waits);
+    const onAbort = () => {
+      for (const m of messages) this.correlator.cancel(m.headers[H.correlationId]!, cancelled());
+      this.publishCancel(ctx);
+    };
+    ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    let settled: Array<PromiseSettledResult<ItemResult>>;
+    try { settled = await Promise.allSettled(waits); } finally { ctx.signal?.removeEventListener('abort', onAbort); }
     ctx.log.debug({ ms: Math.round(performance.now() - written) }, 'results received');
-    return settled.map((s) => (s.status === 'fulfilled'
-      ? (s.value as ItemResult<O>)
-      : { output: null, failure: { status: (s.reason as ServiceError).status ?? 500, error: (s.reason as Error).message } }));
+    if (ctx.signal?.aborted) throw cancelled();
+    return settled.map((s, i) => {
+      if (s.status === 'rejected') return { output: null, failure: { status: (s.reason as ServiceError).status ?? 500, error: (s.reason as Error).message } };
+      const r = s.value as ItemResult<O>;
+      if (r.output) ctx.usage.push({ itemIndex: base + i, capability, model, quantity: usageQuantity(capability, r.output as Record<string, unknown>) });
+      return r;
+    });
+  }
+
+  /** Tells the workers that nobody waits for the request's items any more (best effort). */
+  private publishCancel(ctx: DispatchContext): void {
+    void this.codec.encode('control/cancel', { requestId: ctx.requestId, untilMs: ctx.deadline })
+      .then((value) => this.producer.send(this.topics.cancellations, [{ key: null, value }]))
+      .catch((err: unknown) => { ctx.log.warn({ err }, 'cancel event not written; workers run the items anyway'); });
   }
 }
+
+/** The error of a request whose client went away (never sent: nobody reads it). */
+const cancelled = () => new ServiceError('CANCELLED', 'the client closed the connection before the answer');
 
 /**
  * The output of a single item, or its failure as an error.

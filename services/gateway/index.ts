@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Ledger } from '../billing/ledger.ts';
+import { billingGroup } from '../billing/consumer.ts';
 import type { Config } from '../config.ts';
+import { ServiceError } from '../lib/errors.ts';
 import type { EventCodec } from '../events/codec.ts';
 import { topicsFor } from '../events/topics.ts';
 import type { KeyStore } from '../keys/store.ts';
@@ -23,7 +25,13 @@ export interface Gateway {
   app: FastifyInstance;
   correlator: Correlator;
   registry: WorkerRegistry;
-  close(): Promise<void>;
+  /**
+   * Stops: new model requests are refused (503, and `/ready` answers 503), the listener
+   * closes, requests in flight get their answers for up to `drainMs` (default half of
+   * SHUTDOWN_GRACE_MS) and are then answered 503, usage of delivered answers is written,
+   * and the reply and heartbeat consumers stop.
+   */
+  close(drainMs?: number): Promise<void>;
 }
 
 /** Options of {@link startGateway}. */
@@ -38,17 +46,25 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const topics = topicsFor(o.config.TOPIC_PREFIX);
   const log = o.logger.child({ service: 'gateway', instance: instanceId });
   const correlator = new Correlator(o.transport, o.codec, topics.replies(instanceId), `${o.config.TOPIC_PREFIX}.gateway.${instanceId}`, log);
-  await correlator.start();
   const registry = new WorkerRegistry(o.transport, o.codec, topics.workers, `${o.config.TOPIC_PREFIX}.registry.${instanceId}`, Math.max(5 * o.config.WORKER_HEARTBEAT_MS, 10_000));
-  await registry.start();
+  // both consumer groups join at once (each join waits for the group coordinator)
+  await Promise.all([correlator.start(), registry.start(), o.transport.ensureTopics([{ name: topics.cancellations, partitions: 1, retentionMs: 600_000 }])]);
   const producer = o.transport.producer();
   const dispatcher = new Dispatcher(producer, o.codec, correlator, registry, topics);
   const app = await build({
     config: o.config, codec: o.codec, topics, producer, dispatcher, registry, ledger: o.ledger, version: VERSION,
     transport: o.transportName, keys: o.keys, logger: o.logger,
+    billingLag: () => o.transport.consumerLag(billingGroup(o.config.TOPIC_PREFIX), topics.usage),
   });
   return {
     instanceId, app, correlator, registry,
-    async close() { await app.close(); await correlator.stop(); await registry.stop(); },
+    async close(drainMs = o.config.SHUTDOWN_GRACE_MS / 2) {
+      app.gatewayState.draining = true;
+      const closed = app.close();
+      // requests still waiting at the end of the drain time are answered 503
+      const timer = setTimeout(() => correlator.failAll(new ServiceError('SHUTTING_DOWN', 'the gateway shut down before the answer; retry', { retryAfterS: 1 })), drainMs);
+      try { await closed; } finally { clearTimeout(timer); }
+      await Promise.all([correlator.stop(), registry.stop()]);
+    },
   };
 }

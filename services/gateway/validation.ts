@@ -5,8 +5,23 @@
  * field and the rule, unless stated otherwise.
  */
 import AjvModule, { type ErrorObject } from 'ajv';
-import sharp from 'sharp';
 import { ServiceError, invalid } from '../lib/errors.ts';
+
+/**
+ * Characters (Unicode code points) of a string, as JSON Schema `maxLength` counts them
+ * and as diacritization bills them, without building an array of them.
+ */
+export function codePointLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) { n--; i++; }
+    }
+  }
+  return n;
+}
 
 /** Maximum decision context, tokens (spec, Limits). */
 export const MAX_CONTEXT_TOKENS = 32_000;
@@ -52,11 +67,11 @@ const LEAVES = new Set(['verbatim-string', 'string', 'number', 'integer', 'date'
 export function parseTemplate(template: unknown, field = 'template'): Record<string, unknown> {
   let t = template;
   if (typeof t === 'string') {
-    if ([...t].length > MAX_TEMPLATE_CHARS) throw invalid(`${field} must be at most ${MAX_TEMPLATE_CHARS} characters`);
+    if (codePointLength(t) > MAX_TEMPLATE_CHARS) throw invalid(`${field} must be at most ${MAX_TEMPLATE_CHARS} characters`);
     try { t = JSON.parse(t); } catch { throw invalid(`${field} is a string but not valid JSON`); }
   }
   if (typeof t !== 'object' || t === null || Array.isArray(t)) throw invalid(`${field} must be a JSON object (or a JSON string of one)`);
-  if ([...JSON.stringify(t)].length > MAX_TEMPLATE_CHARS) throw invalid(`${field} must be at most ${MAX_TEMPLATE_CHARS} characters`);
+  if (codePointLength(JSON.stringify(t)) > MAX_TEMPLATE_CHARS) throw invalid(`${field} must be at most ${MAX_TEMPLATE_CHARS} characters`);
   if (Object.keys(t).length === 0) throw invalid(`${field} must have at least one field`);
   checkTemplateNode(t, field);
   return t as Record<string, unknown>;
@@ -89,37 +104,6 @@ function checkTemplateNode(node: unknown, path: string): void {
     return;
   }
   throw invalid(`${path} must be a leaf type string, a list or an object`);
-}
-
-/** Largest image, bytes after base64 decoding (spec: 10 MB). */
-export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-/** Longest side of an image sent to the extraction model, pixels ("large photos are scaled down automatically"). */
-export const MAX_IMAGE_SIDE = 2048;
-
-/**
- * Rules: the image is base64 or a data URL (links are not fetched), at most 10 MB,
- * and a JPEG or PNG (checked by decoding its header with sharp). Larger photos are
- * scaled down to {@link MAX_IMAGE_SIDE} pixels on the longest side.
- * @returns the image bytes to send on
- */
-export async function decodeImage(image: string, field = 'image'): Promise<Buffer> {
-  let b64 = image.trim();
-  if (/^https?:\/\//i.test(b64)) throw invalid(`${field} must be base64 or a data URL; image links are not fetched`);
-  const m = /^data:([^;,]+)?(;base64)?,/i.exec(b64);
-  if (m) {
-    if (!m[2]) throw invalid(`${field} data URL must be base64-encoded`);
-    b64 = b64.slice(m[0].length);
-  }
-  if (!/^[A-Za-z0-9+/_\-\s]*={0,2}\s*$/.test(b64)) throw invalid(`${field} is not valid base64`);
-  const bytes = Buffer.from(b64, 'base64');
-  if (bytes.length === 0) throw invalid(`${field} is empty`);
-  if (bytes.length > MAX_IMAGE_BYTES) throw invalid(`${field} is ${bytes.length} bytes, over the limit of ${MAX_IMAGE_BYTES} bytes (10 MB)`);
-  let meta: sharp.Metadata;
-  try { meta = await sharp(bytes).metadata(); } catch { throw invalid(`${field} is not a readable image`); }
-  if (meta.format !== 'jpeg' && meta.format !== 'png') throw invalid(`${field} must be a JPEG or PNG, not ${meta.format ?? 'unknown'}`);
-  if ((meta.width ?? 0) <= MAX_IMAGE_SIDE && (meta.height ?? 0) <= MAX_IMAGE_SIDE) return bytes;
-  const resized = sharp(bytes).rotate().resize({ width: MAX_IMAGE_SIDE, height: MAX_IMAGE_SIDE, fit: 'inside', withoutEnlargement: true });
-  return meta.format === 'png' ? resized.png().toBuffer() : resized.jpeg({ quality: 90 }).toBuffer();
 }
 
 const Ajv = AjvModule.default ?? AjvModule;

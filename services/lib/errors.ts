@@ -8,8 +8,12 @@
 export const ERROR_STATUS = {
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
+  BODY_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  CANCELLED: 499,
   CONTEXT_TOO_LONG: 413,
   RATE_LIMITED: 429,
   INTERNAL: 500,
@@ -17,21 +21,28 @@ export const ERROR_STATUS = {
   MODEL_NOT_INSTALLED: 503,
   NO_WORKER: 503,
   QUEUE_FULL: 503,
+  OVERLOADED: 503,
+  SHUTTING_DOWN: 503,
   DEADLINE_EXCEEDED: 504,
 } as const;
 
 /** One of the codes of {@link ERROR_STATUS}. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** An error with a code, an HTTP status and an optional cause. */
+/**
+ * An error with a code, an HTTP status and an optional cause. `retryAfterS` (seconds),
+ * when set, becomes the response's `Retry-After` header (429 and 503 refusals).
+ */
 export class ServiceError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  readonly retryAfterS?: number;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; retryAfterS?: number }) {
     super(message, options);
     this.name = 'ServiceError';
     this.code = code;
     this.status = ERROR_STATUS[code];
+    if (options?.retryAfterS !== undefined) this.retryAfterS = Math.max(1, Math.ceil(options.retryAfterS));
   }
   /** The JSON body of an error response. */
   toJSON(): { error: string; status: number } {

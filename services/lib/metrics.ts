@@ -51,3 +51,28 @@ export const expiredItems = new client.Counter({
 export const ledgerWrites = new client.Counter({
   name: 'lmstream_ledger_events_total', help: 'usage events seen by billing', labelNames: ['outcome'] as const, registers: [registry],
 });
+
+/** Items a gateway has admitted and not answered, by capability (services/gateway/load-shedding.ts). */
+export const inflightItems = new client.Gauge({
+  name: 'lmstream_gateway_inflight_items', help: 'items admitted by this gateway and not yet answered', labelNames: ['capability'] as const, registers: [registry],
+});
+
+/** Bytes of request bodies a gateway holds (services/gateway/body-budget.ts). */
+export const inflightBodyBytes = new client.Gauge({
+  name: 'lmstream_gateway_inflight_body_bytes', help: 'declared bytes of request bodies being read or held', registers: [registry],
+});
+
+/** Requests refused 503 by load shedding, by reason (a capability, or body-bytes). */
+export const shedRequests = new client.Counter({
+  name: 'lmstream_shed_requests_total', help: 'requests refused because this gateway was at its in-flight limit', labelNames: ['reason'] as const, registers: [registry],
+});
+
+/** Items workers skipped because the client that asked for them went away. */
+export const cancelledItems = new client.Counter({
+  name: 'lmstream_cancelled_items_total', help: 'items not run because their request was cancelled', labelNames: ['model'] as const, registers: [registry],
+});
+
+/** Usage events of delivered answers a gateway wrote to the usage topic, and those it could not write. */
+export const deliveredUsage = new client.Counter({
+  name: 'lmstream_delivered_usage_events_total', help: 'usage events of delivered answers, by outcome of their write', labelNames: ['outcome'] as const, registers: [registry],
+});

@@ -7,7 +7,7 @@
  * lost commit only means a redelivery, which the pipeline tolerates. Heartbeats are sent
  * from the batch loop. Optional manual assignment of chosen partitions.
  */
-import { AssignerProtocol, CompressionTypes, Kafka, Partitioners, logLevel, type ICustomPartitioner, type PartitionAssigner, type Consumer as KConsumer, type KafkaConfig, type Producer as KProducer, type SASLOptions } from 'kafkajs';
+import { AssignerProtocol, CompressionTypes, Kafka, Partitioners, logLevel, type Admin, type ICustomPartitioner, type PartitionAssigner, type Consumer as KConsumer, type KafkaConfig, type Producer as KProducer, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 import {
   type BatchHandler, type ConsumedMessage, type Consumer, type ConsumerOptions, type OutgoingMessage,
@@ -110,6 +110,23 @@ export class KafkaTransport implements Transport {
     }
   }
 
+  private admin?: Promise<Admin>;
+
+  async consumerLag(groupId: string, topic: string): Promise<number> {
+    try {
+      this.admin ??= (async () => { const a = this.kafka.admin(); await a.connect(); return a; })();
+      const admin = await this.admin;
+      const [ends, [committed]] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId, topics: [topic] })]);
+      const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+      return ends.reduce((n, p) => n + Number(p.high) - Math.max(done.get(p.partition) ?? -1, Number(p.low)), 0);
+    } catch (err) {
+      const admin = this.admin;
+      this.admin = undefined;
+      void admin?.then((a) => a.disconnect()).catch(() => undefined);
+      throw new TransportError(`consumer lag of ${groupId} on ${topic} unknown: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
   async partitionCount(topic: string): Promise<number> {
     const admin = this.kafka.admin();
     await admin.connect();
@@ -134,6 +151,7 @@ export class KafkaTransport implements Transport {
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.stop()));
     await this.producerInstance?.close();
+    if (this.admin) await (await this.admin.catch(() => undefined))?.disconnect().catch(() => undefined);
   }
 }
 

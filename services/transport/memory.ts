@@ -124,6 +124,18 @@ export class MemoryTransport implements Transport {
     return this.topic(topic).partitions[partition]!.base;
   }
 
+  async consumerLag(groupId: string, topic: string): Promise<number> {
+    const t = this.topics.get(topic);
+    if (!t) return 0;
+    const g = this.groups.get(groupId);
+    let lag = 0;
+    t.partitions.forEach((part, p) => {
+      const end = part.base + part.messages.length;
+      lag += end - Math.max(g?.committed.get(`${topic}:${p}`) ?? part.base, part.base);
+    });
+    return lag;
+  }
+
   async close(): Promise<void> {
     this.events.removeAllListeners();
   }

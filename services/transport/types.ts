@@ -115,6 +115,12 @@ export interface Transport {
   consumer(options: ConsumerOptions): Consumer;
   /** Number of partitions of a topic (0 when it does not exist). */
   partitionCount(topic: string): Promise<number>;
+  /**
+   * Consumer lag: messages of `topic` after the offsets consumer group `groupId` has
+   * committed (a group with no commit counts from the log start), over all partitions.
+   * @throws TransportError when the log cannot be asked
+   */
+  consumerLag(groupId: string, topic: string): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -2,7 +2,7 @@
  * Dynamic micro-batcher for one model (after NVIDIA Triton's dynamic batcher): items
  * queue up to `maxQueueSize`; a micro-batch runs when `maxBatchSize` items wait or the
  * oldest has waited `maxQueueDelayMs`; one micro-batch runs at a time; an item whose
- * deadline passed while queued is not run.
+ * deadline passed while queued, or that was cancelled, is not run.
  */
 import { ServiceError } from '../lib/errors.ts';
 
@@ -20,12 +20,14 @@ export class MicroBatcher<I, R> {
 
   /**
    * @param run runs one micro-batch; returns one result per item, in order
-   * @param onExpired result for an item whose deadline passed in the queue
+   * @param onDropped result for an item not run: its deadline passed in the queue, or it was cancelled
+   * @param isCancelled whether nobody waits for an item any more (checked when its micro-batch forms)
    */
   constructor(
     private readonly policy: BatchPolicy,
     private readonly run: (items: I[]) => Promise<R[]>,
-    private readonly onExpired: (item: I) => R,
+    private readonly onDropped: (item: I, reason: 'expired' | 'cancelled') => R,
+    private readonly isCancelled: (item: I) => boolean = () => false,
   ) {}
 
   /** Items waiting (not counting the micro-batch running). */
@@ -79,8 +81,9 @@ export class MicroBatcher<I, R> {
     const taken = this.queue.splice(0, this.policy.maxBatchSize);
     for (const wake of this.spaceWaiters.splice(0, this.policy.maxQueueSize - this.queue.length)) wake();
     const live = taken.filter((q) => {
-      if (q.deadline > now) return true;
-      q.resolve(this.onExpired(q.item));
+      const reason = q.deadline <= now ? 'expired' : this.isCancelled(q.item) ? 'cancelled' : undefined;
+      if (!reason) return true;
+      q.resolve(this.onDropped(q.item, reason));
       return false;
     });
     if (live.length === 0) { this.schedule(); return; }

@@ -2,19 +2,22 @@
  * A model worker for one capability: consumes `<prefix>.<capability>.requests`, forms
  * micro-batches per model, runs them in an inference thread, publishes each
  * micro-batch's results (to the reply topics named in the headers) and usage events
- * in one produce call, and only then lets the consumer commit. It also publishes
- * heartbeats (which models it serves), follows warm-up commands and unloads idle
- * models.
+ * in one produce call, and only then lets the consumer commit. Items are skipped when
+ * nobody waits for them any more: past their deadline, or cancelled by the gateway whose
+ * client went away (`<prefix>.cancellations`). Usage is published here only for items
+ * that the gateway does not bill at delivery (bulk producers; header `billing`). It also
+ * publishes heartbeats (which models it serves), follows warm-up commands and unloads
+ * idle models.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { AVRO_CAPABILITY, BILLING_UNIT, modelsOf, type Capability } from '../capabilities.ts';
+import { AVRO_CAPABILITY, BILLING_UNIT, modelsOf, usageQuantity, type Capability } from '../capabilities.ts';
 import type { Config } from '../config.ts';
 import type { EventCodec, SchemaName } from '../events/codec.ts';
 import { H, topicsFor, type Topics } from '../events/topics.ts';
 import type { UsageEvent } from '../billing/ledger.ts';
 import { ServiceError } from '../lib/errors.ts';
-import { expiredItems, microBatchSize, queueDepth } from '../lib/metrics.ts';
+import { cancelledItems, expiredItems, microBatchSize, queueDepth } from '../lib/metrics.ts';
 import { ModelRepository } from '../models/repository.ts';
 import type { Batch, ConsumedMessage, Consumer, OutgoingMessage, Producer, Transport } from '../transport/types.ts';
 import { MicroBatcher, type BatchPolicy } from './batcher.ts';
@@ -65,14 +68,8 @@ export function requestOf(msg: ConsumedMessage): { requestId: string; itemIndex:
   };
 }
 
-/** Usage quantity of a successful item, in the capability's billing unit. */
-function quantity(capability: Capability, output: Record<string, unknown>): number {
-  switch (capability) {
-    case 'diacritize': return Number(output.characters);
-    case 'decide': return Number(output.decisions);
-    default: return 1;
-  }
-}
+/** Cancelled requests a worker remembers at most (the oldest are forgotten first). */
+const MAX_CANCELLED = 100_000;
 
 /** See the module comment. */
 export class CapabilityWorker {
@@ -82,6 +79,9 @@ export class CapabilityWorker {
   private readonly producer: Producer;
   private consumer?: Consumer;
   private control?: Consumer;
+  private cancels?: Consumer;
+  /** request id → its deadline (ms since the epoch), for requests whose client went away */
+  private readonly cancelled = new Map<string, number>();
   private thread?: InferenceThread;
   private readonly batchers = new Map<string, MicroBatcher<Item, Outcome>>();
   private readonly lastUsed = new Map<string, number>();
@@ -115,11 +115,17 @@ export class CapabilityWorker {
       { name: this.topics.deadLetter(capability), partitions: 1 },
       { name: this.topics.workers, partitions: 1, retentionMs: 60_000 },
       { name: this.topics.control, partitions: 1, retentionMs: 3_600_000 },
+      { name: this.topics.cancellations, partitions: 1, retentionMs: 600_000 },
     ]);
     this.consumer = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.workers.${capability}`, topics: [requests], fromBeginning: true, maxInFlightBatches: config.WORKER_MAX_IN_FLIGHT_BATCHES });
-    await this.consumer.run((b) => this.handleBatch(b));
     this.control = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.control.${this.instanceId}`, topics: [this.topics.control], background: true });
-    await this.control.run((b) => this.handleControl(b));
+    this.cancels = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.cancellations.${this.instanceId}`, topics: [this.topics.cancellations], background: true });
+    // the three groups join at once (each join waits for the group coordinator)
+    await Promise.all([
+      this.consumer.run((b) => this.handleBatch(b)),
+      this.control.run((b) => this.handleControl(b)),
+      this.cancels.run((b) => this.handleCancels(b)),
+    ]);
     await this.heartbeat();
     this.timers.push(setInterval(() => void this.heartbeat().catch((err) => this.log.warn({ err }, 'heartbeat failed')), config.WORKER_HEARTBEAT_MS));
     this.timers.push(setInterval(() => void this.unloadIdle(), Math.min(60_000, config.MODEL_IDLE_UNLOAD_MS / 4)));
@@ -167,6 +173,30 @@ export class CapabilityWorker {
     }
   }
 
+  private async handleCancels(batch: Batch): Promise<void> {
+    for (const msg of batch.messages) {
+      let cmd: { requestId: string; untilMs: number | Date };
+      try { cmd = await this.opts.codec.decode('control/cancel', msg.value); } catch { continue; }
+      const until = Number(cmd.untilMs instanceof Date ? cmd.untilMs.getTime() : cmd.untilMs);
+      if (until <= Date.now()) continue;
+      if (this.cancelled.size >= MAX_CANCELLED) {
+        const now = Date.now();
+        for (const [id, t] of this.cancelled) if (t <= now) this.cancelled.delete(id);
+        while (this.cancelled.size >= MAX_CANCELLED) this.cancelled.delete(this.cancelled.keys().next().value!);
+      }
+      this.cancelled.set(cmd.requestId, until);
+    }
+  }
+
+  /** Whether nobody waits for an item any more because its request was cancelled. */
+  private isCancelled(msg: ConsumedMessage): boolean {
+    if (this.cancelled.size === 0) return false;
+    const until = this.cancelled.get(requestOf(msg).requestId);
+    if (until === undefined) return false;
+    if (until <= Date.now()) { this.cancelled.delete(requestOf(msg).requestId); return false; }
+    return true;
+  }
+
   /** Loads a model into the inference thread. @throws EngineError(503) when not installed */
   async load(model: string): Promise<void> {
     if (!this.thread || !this.repo.installed(model)) throw new EngineError(503, `model ${model} is not installed`);
@@ -205,6 +235,7 @@ export class CapabilityWorker {
       }
       const deadline = Number(msg.headers[H.deadline] ?? Infinity);
       if (deadline <= Date.now()) { expiredItems.inc({ model: input.model }); continue; }
+      if (this.isCancelled(msg)) { cancelledItems.inc({ model: input.model }); continue; }
       // a consumed batch larger than the queue waits for room instead of being refused
       const { result } = await this.batcher(input.model).enqueue({ msg, input }, deadline);
       this.applyBackpressure();
@@ -254,8 +285,12 @@ export class CapabilityWorker {
           ...this.opts.batchPolicy,
         },
         (items) => this.runMicroBatch(model, items),
-        // nobody waits for an expired item any more: nothing is published for it
-        () => { expiredItems.inc({ model }); return { result: { output: null, failure: { status: 504, error: 'deadline passed before the item ran' } }, published: Promise.resolve() }; },
+        // nobody waits for an expired or cancelled item any more: nothing is published for it
+        (_item, reason) => {
+          (reason === 'expired' ? expiredItems : cancelledItems).inc({ model });
+          return { result: { output: null, failure: { status: 504, error: `item ${reason} before it ran` } }, published: Promise.resolve() };
+        },
+        (item) => this.isCancelled(item.msg),
       );
       this.batchers.set(model, b);
     }
@@ -354,7 +389,8 @@ export class CapabilityWorker {
       const r = results[i]!;
       const h = item.msg.headers;
       if (h[H.replyTopic]) entries.push({ topic: h[H.replyTopic]!, m: await this.resultMessage(item.msg, r) });
-      if (r.output) {
+      // the gateway bills what it delivers; bulk items are billed here, as they are published
+      if (r.output && h[H.billing] !== 'at-delivery') {
         const { requestId, itemIndex } = requestOf(item.msg);
         const keyId = h[H.keyId] ?? 'anonymous';
         let events = usage.get(keyId);
@@ -362,7 +398,7 @@ export class CapabilityWorker {
         events.push({
           eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId,
           capability: AVRO_CAPABILITY[this.opts.capability], model: item.input.model, unit: BILLING_UNIT[this.opts.capability],
-          quantity: quantity(this.opts.capability, r.output as Record<string, unknown>), timestampMs: now,
+          quantity: usageQuantity(this.opts.capability, r.output as Record<string, unknown>), timestampMs: now,
         });
       }
     }
@@ -377,7 +413,7 @@ export class CapabilityWorker {
     for (const t of this.timers) clearInterval(t);
     await this.heartbeat(true).catch(() => undefined);
     await this.consumer?.stop();
-    await this.control?.stop();
+    await Promise.all([this.control?.stop(), this.cancels?.stop()]);
     await this.thread?.terminate();
   }
 
@@ -389,6 +425,7 @@ export class CapabilityWorker {
     for (const t of this.timers) clearInterval(t);
     (this.consumer as unknown as { abort?(): void }).abort?.();
     (this.control as unknown as { abort?(): void }).abort?.();
-    await this.thread?.terminate();
+    (this.cancels as unknown as { abort?(): void }).abort?.();
+    await this.thread?.terminate(0);
   }
 }

@@ -1,7 +1,8 @@
 /**
- * The billing consumer on the embedded log: usage messages (the events of a micro-batch
- * and key each) go to the ledger, and with a batch interval the usage that trickles in
- * meanwhile is written in fewer, larger transactions.
+ * The billing consumer on the embedded log: usage messages go to the ledger once each,
+ * and the usage of every partition that arrives while a ledger transaction is in flight
+ * goes into the next one (group commit), so billing keeps up with a burst instead of
+ * taking one message per partition per interval.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,40 +20,58 @@ const ev = (requestId: string, itemIndex: number): UsageEvent => ({
   eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId: 'k1', capability: 'language_id', model: 'lid-lite-608', unit: 'texts', quantity: 1, timestampMs: 1000,
 });
 
-async function run(batchIntervalMs: number): Promise<{ transactions: number; stored: number }> {
-  const transport = new MemoryTransport({ defaultPartitions: 1 });
-  const codec = new AvroCodec();
+/** A ledger whose transactions are counted, each taking at least `delayMs` (a slow database). */
+async function slowLedger(delayMs: number): Promise<{ ledger: Ledger; transactions: () => number }> {
   const ledger = await Ledger.open(join(mkdtempSync(join(tmpdir(), 'billing-')), 'ledger.db'));
   let transactions = 0;
   const record = ledger.record.bind(ledger);
-  ledger.record = async (events) => { transactions++; return record(events); };
-  const billing = new BillingConsumer(transport, codec, ledger, 'lmstream', pino({ level: 'silent' }), batchIntervalMs);
-  await billing.start();
-  const producer = transport.producer();
-  // 10 usage messages of 2 events each, 30 ms apart (the second event of the last repeats the first's id)
-  for (let i = 0; i < 10; i++) {
-    const events = i === 9 ? [ev('r9', 0), ev('r0', 0)] : [ev(`r${i}`, 0), ev(`r${i}`, 1)];
-    await producer.send(topicsFor('lmstream').usage, [{ key: 'k1', value: await codec.encode('common/usage', { events }) }]);
-    await new Promise((r) => setTimeout(r, 30));
-  }
-  await until(async () => (await ledger.count()) === 19, 5000, 'ledger');
-  const stored = await ledger.count();
-  await billing.stop();
-  await ledger.close();
-  return { transactions, stored };
+  ledger.record = async (events) => { transactions++; await new Promise((r) => setTimeout(r, delayMs)); return record(events); };
+  return { ledger, transactions: () => transactions };
 }
 
 describe('BillingConsumer', () => {
   it('stores every usage event of every message once', async () => {
-    expect((await run(0)).stored).toBe(19);
+    const transport = new MemoryTransport({ defaultPartitions: 1 });
+    const codec = new AvroCodec();
+    const { ledger } = await slowLedger(0);
+    const billing = new BillingConsumer(transport, codec, ledger, 'lmstream', pino({ level: 'silent' }), 1);
+    await billing.start();
+    const producer = transport.producer();
+    // 10 usage messages of 2 events each (the second event of the last repeats the first's id)
+    for (let i = 0; i < 10; i++) {
+      const events = i === 9 ? [ev('r9', 0), ev('r0', 0)] : [ev(`r${i}`, 0), ev(`r${i}`, 1)];
+      await producer.send(topicsFor('lmstream').usage, [{ key: 'k1', value: await codec.encode('common/usage', { events }) }]);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await until(async () => (await ledger.count()) === 19, 5000, 'ledger');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await ledger.count()).toBe(19);
+    await billing.stop();
+    await ledger.close();
   });
-  it('with a batch interval writes the usage that arrives meanwhile in fewer transactions', async () => {
-    const plain = await run(0);
-    const gathered = await run(400);
-    // 10 messages over about 300 ms: one transaction per message without an interval, the
-    // first message then the rest with one
-    expect(plain.transactions).toBeGreaterThanOrEqual(5);
-    expect(gathered.transactions).toBeLessThanOrEqual(3);
-    expect(gathered.stored).toBe(19);
+
+  it('writes the usage of every partition that arrives during a slow transaction in the next one (regression: billing fell behind a burst)', async () => {
+    const transport = new MemoryTransport({ defaultPartitions: 4 });
+    const codec = new AvroCodec();
+    const { ledger, transactions } = await slowLedger(100);
+    const billing = new BillingConsumer(transport, codec, ledger, 'lmstream', pino({ level: 'silent' }), 4);
+    await billing.start();
+    const producer = transport.producer();
+    // 400 messages over 4 partitions, produced in 40 bursts 5 ms apart while each
+    // transaction takes 100 ms
+    for (let burst = 0; burst < 40; burst++) {
+      const messages = await Promise.all(Array.from({ length: 10 }, async (_, i) => ({
+        partition: i % 4, value: await codec.encode('common/usage', { events: [ev(`b${burst}-${i}`, 0)] }),
+      })));
+      await producer.send(topicsFor('lmstream').usage, messages);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await until(async () => (await ledger.count()) === 400, 10_000, 'ledger');
+    // a transaction per partition batch would be at least 40 (one per burst and partition
+    // reached); grouped, the 200 ms of bursts fit in a few transactions of 100 ms
+    expect(transactions()).toBeLessThanOrEqual(8);
+    expect(await transport.consumerLag('lmstream.billing', topicsFor('lmstream').usage)).toBe(0);
+    await billing.stop();
+    await ledger.close();
   });
 });

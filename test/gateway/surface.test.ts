@@ -4,10 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
 import { MODEL_CATALOG } from '../../services/capabilities.ts';
+import { topicsFor } from '../../services/events/topics.ts';
 import { AUTH, post, startService, until } from '../helpers/service.ts';
 
 let svc: Embedded;
-beforeAll(async () => { svc = await startService({ RATE_LIMIT_MAX: 1000 }); });
+beforeAll(async () => { svc = await startService({ RATE_LIMIT_MAX: 1000, METRICS_TOKEN: 'scrape-token' }); });
 afterAll(async () => { await svc.close(); });
 
 const POST_ROUTES = [
@@ -113,17 +114,42 @@ describe('POST /v1/warmup', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/services\/1/);
   });
+  it('limits the body, the number of names and the control messages (regression: 600,000 names made 600,000 messages)', async () => {
+    const control = () => [0].flatMap((p) => svc.transport.read(topicsFor('lmstream').control, p, 0, 1_000_000)).length;
+    const huge = await svc.gateway.app.inject({ method: 'POST', url: '/v1/warmup', headers: { ...AUTH, 'content-type': 'application/json' }, payload: JSON.stringify({ services: Array(600_000).fill('extract') }) });
+    expect(huge.statusCode).toBe(413);
+    const six = await post(svc, '/v1/warmup', { services: ['extract', 'extract', 'extract', 'extract', 'extract', 'extract'] });
+    expect(six.status).toBe(400);
+    expect(six.body.error).toMatch(/must NOT have more than 5 items/);
+    const before = control();
+    const dup = await post(svc, '/v1/warmup', { services: ['extract', 'extract', 'decide'] });
+    expect(dup.body).toEqual({ status: 'accepted', services: ['extract', 'decide'] });
+    expect(control() - before).toBe(2);
+  });
 });
 
 describe('GET /metrics', () => {
   it('exposes requests by route and status, latency, micro-batch sizes, queue depth and pending replies', async () => {
     await post(svc, '/v1/language-id', { text: 'good morning to all of you', model: 'lid-lite-608' });
-    const text = (await svc.gateway.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const text = (await svc.gateway.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer scrape-token' } })).body;
     expect(text).toMatch(/lmstream_http_requests_total\{route="\/v1\/language-id",method="POST",status="200"\} \d+/);
     expect(text).toMatch(/lmstream_http_request_duration_seconds_bucket/);
     expect(text).toMatch(/lmstream_microbatch_size_count\{model="lid-lite-608"\} \d+/);
     expect(text).toMatch(/lmstream_queue_depth/);
     expect(text).toMatch(/lmstream_pending_replies 0/);
+  });
+  it('is served only with METRICS_TOKEN, and is off without one (regression: /metrics was public)', async () => {
+    const none = await svc.gateway.app.inject({ method: 'GET', url: '/metrics' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json()).toEqual({ status: 401, error: '/metrics needs Authorization: Bearer <METRICS_TOKEN>' });
+    const key = await svc.gateway.app.inject({ method: 'GET', url: '/metrics', headers: AUTH });
+    expect(key.statusCode).toBe(401);
+    const off = await startService();
+    try {
+      const r = await off.gateway.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer anything' } });
+      expect(r.statusCode).toBe(403);
+      expect(r.json().error).toMatch(/set METRICS_TOKEN/);
+    } finally { await off.close(); }
   });
 });
 

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
 import { post, startService } from '../helpers/service.ts';
+import { imagesDecoded } from '../../services/gateway/images.ts';
 
 let svc: Embedded;
 beforeAll(async () => { svc = await startService(); });
@@ -114,11 +115,14 @@ describe('POST /v1/extract', () => {
   it('limits text to 60,000 characters', async () => {
     await expect400('/v1/extract', { template: { a: 'string' }, text: 'x'.repeat(60_001) }, /text must NOT have more than 60000 characters/);
   });
-  it('checks the image: base64 or data URL, JPEG or PNG, no links, at most 10 MB', async () => {
-    await expect400('/v1/extract', { template: { a: 'string' }, image: 'https://example.com/a.png' }, /links are not fetched/);
-    await expect400('/v1/extract', { template: { a: 'string' }, image: '!!!not base64' }, /not valid base64/);
-    await expect400('/v1/extract', { template: { a: 'string' }, image: Buffer.from('GIF89a not really').toString('base64') }, /not a readable image|JPEG or PNG/);
-    await expect400('/v1/extract', { template: { a: 'string' }, image: Buffer.alloc(10 * 1024 * 1024 + 1, 1).toString('base64') }, /over the limit of 10485760 bytes/);
+  it('answers 503 for a model that is not installed before it decodes any image (regression: PNG bombs were decoded first)', async () => {
+    // the image rules themselves are tested in test/gateway/image.test.ts, where they run
+    const before = imagesDecoded();
+    const r = await post(svc, '/v1/extract', { template: { a: 'string' }, image: '!!!not base64' });
+    expect(r).toEqual({ status: 503, body: { error: 'model mist-extract-1.0 is not installed', status: 503 } });
+    const batch = await post(svc, '/v1/extract/batch', { documents: Array.from({ length: 16 }, (_, i) => ({ id: i, template: { a: 'string' }, image: Buffer.alloc(1000, 7).toString('base64') })) });
+    expect(batch).toEqual({ status: 503, body: { error: 'model mist-extract-1.0 is not installed', status: 503 } });
+    expect(imagesDecoded()).toBe(before);
   });
   it('accepts every leaf type, a JSON-string template and a PNG data URL, then answers 503 without the model', async () => {
     const template = {

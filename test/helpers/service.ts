@@ -18,7 +18,7 @@ export const AUTH = { authorization: `Bearer ${KEY}` };
 /** Starts a service; `overrides` win over the environment. */
 export async function startService(overrides: Partial<Record<keyof Config, string | number>> = {}, opts: EmbeddedOptions = {}): Promise<Embedded> {
   const dir = mkdtempSync(join(tmpdir(), 'lmstream-test-'));
-  const config = loadConfig({ DATA_DIR: dir, API_KEYS: KEY, LOG_LEVEL: 'silent', WORKER_HEARTBEAT_MS: 200, ...overrides });
+  const config = loadConfig({ DATA_DIR: dir, API_KEYS: `${KEY},${KEY_B}`, LOG_LEVEL: 'silent', WORKER_HEARTBEAT_MS: 200, ...overrides });
   return startEmbedded(config, { logger: pino({ level: config.LOG_LEVEL }), ...opts });
 }
 
@@ -36,4 +36,23 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 10_000
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A second API key every test service accepts (a second tenant). */
+export const KEY_B = 'test-key-b-9876543210';
+
+/**
+ * Starts a language-ID worker on a service's log that holds each item `delayMs` before
+ * running it (its micro-batches wait that long), so that tests can act while items are
+ * in flight. Stop it with `stop()`.
+ */
+export async function slowWorker(svc: Embedded, delayMs: number, config: Partial<Record<keyof Config, string | number>> = {}): Promise<import('../../services/workers/worker.ts').CapabilityWorker> {
+  const { CapabilityWorker } = await import('../../services/workers/worker.ts');
+  const w = new CapabilityWorker({
+    capability: 'language-id', transport: svc.transport, codec: svc.codec, logger: pino({ level: 'silent' }),
+    config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200, ...config }), batchPolicy: { maxQueueDelayMs: delayMs, maxBatchSize: 100_000 },
+  });
+  await w.start();
+  await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat of the slow worker');
+  return w;
 }

@@ -90,6 +90,33 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
     expect(results.map((r) => r.body.language)).toEqual(calls.map((c) => c.want));
   }, 120_000);
 
+  it('bills every answer of a burst as it is delivered, and GET /v1/usage says how far behind billing is (regression: the ledger lagged minutes)', async () => {
+    const ledger = await Ledger.open(ledgerTarget);
+    try {
+      const usage = async (base: string) => (await (await fetch(`${base}/v1/usage`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { billing_lag: { complete: boolean; messages: number | null; gateway_events: number } };
+      await until(async () => (await lid(gw[0]!, 'hello world')).status === 200 && (await lid(gw[1]!, 'hello world')).status === 200, 60_000, 'both gateways serving');
+      await until(async () => (await usage(gw[0]!)).billing_lag.complete, 30_000, 'billing caught up before the burst');
+      const before = await ledger.count();
+      // 576 requests, 48 at a time, over both gateways
+      let ok = 0;
+      const failed: string[] = [];
+      for (let wave = 0; wave < 12; wave++) {
+        const rs = await Promise.all(Array.from({ length: 48 }, (_, i) => lid(gw[i % 2]!, TEXTS[i % 4]![1])));
+        ok += rs.filter((r) => r.status === 200).length;
+        failed.push(...rs.filter((r) => r.status !== 200).map((r) => JSON.stringify(r.body)));
+      }
+      expect(failed).toEqual([]);
+      const lag = (await usage(gw[1]!)).billing_lag;
+      expect(lag.messages).not.toBeNull();
+      expect(lag.gateway_events).toBeGreaterThanOrEqual(0);
+      await until(async () => (await ledger.count()) === before + ok, 20_000, 'every delivered answer in the ledger').catch(async (err) => {
+        throw new Error(`${(err as Error).message}: ${(await ledger.count()) - before} of ${ok} billed; lag ${JSON.stringify((await usage(gw[0]!)).billing_lag)}`);
+      });
+      await until(async () => (await usage(gw[0]!)).billing_lag.complete, 20_000, 'billing lag 0');
+      expect(await ledger.count()).toBe(before + ok);
+    } finally { await ledger.close(); }
+  }, 120_000);
+
   it('answers every request when a worker is killed mid-batch: its partitions move to the other worker', async () => {
     let done = 0;
     // in 12 waves 40 ms apart: each wave is its own produce flush, and the gateways move

@@ -28,18 +28,24 @@ describe('model lifecycle', () => {
     expect(lines.some((l) => l.msg === 'model unloaded after idle time' && l.model === 'lid-lite-608')).toBe(true);
   });
 
-  it('carries the correlation id from the HTTP request into the worker logs', async () => {
+  it("carries the gateway's request id into the worker logs, and logs the client's X-Request-Id beside it", async () => {
     const res = await svc.gateway.app.inject({
       method: 'POST', url: '/v1/language-id/batch', payload: { texts: ['un deux trois', 'one two three'], model: 'lid-lite-608' },
       headers: { authorization: 'Bearer test-key-0123456789', 'x-request-id': 'trace-me-42' },
     });
     expect(res.statusCode).toBe(200);
+    // the request id is the gateway's own (UUIDv7); the client's is echoed and logged as such
+    const id = String(res.headers['x-request-id']);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(res.headers['x-client-request-id']).toBe('trace-me-42');
     await until(() => lines.some((l) => l.msg === 'micro-batch done'), 2000, 'worker log');
-    const gateway = lines.filter((l) => l.reqId === 'trace-me-42');
+    const gateway = lines.filter((l) => l.reqId === id);
     expect(gateway.length).toBeGreaterThan(0);
-    const worker = lines.filter((l) => l.msg === 'micro-batch done' && (l.correlationIds as string[]).some((c) => c.startsWith('trace-me-42:')));
-    expect(worker.flatMap((l) => l.correlationIds as string[]).filter((c) => c.startsWith('trace-me-42:')).sort()).toEqual(['trace-me-42:0', 'trace-me-42:1']);
+    expect(gateway.some((l) => l.clientReqId === 'trace-me-42')).toBe(true);
+    const worker = lines.filter((l) => l.msg === 'micro-batch done' && (l.correlationIds as string[]).some((c) => c.startsWith(`${id}:`)));
+    expect(worker.flatMap((l) => l.correlationIds as string[]).filter((c) => c.startsWith(`${id}:`)).sort()).toEqual([`${id}:0`, `${id}:1`]);
     expect(worker[0]!.service).toBe('worker:language-id');
+    expect(lines.some((l) => (l.correlationIds as string[] | undefined)?.some((c) => c.startsWith('trace-me-42')))).toBe(false);
   });
 });
 

@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { modelsOf, type Capability } from '../../capabilities.ts';
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { RouteDeps } from '../deps.ts';
+import { BODY_LIMITS } from '../limits.ts';
 import { AUTHED, ERRORS, SECURITY } from './common.ts';
 
 /** Service names accepted by POST /v1/warmup and their capabilities. */
@@ -14,23 +15,42 @@ export const WARMUP_SERVICES: Readonly<Record<string, Capability>> = {
 /** Services warmed when the body names none (spec: question generation and language identification only). */
 export const DEFAULT_WARMUP: readonly string[] = ['questions', 'language-id'];
 
+/**
+ * How far billing is behind the stream when a usage report is read: usage messages the
+ * billing consumer group has not committed (consumer lag over all partitions of the
+ * usage topic, every key's) and usage events of answers this gateway delivered but has
+ * not yet written. `complete` is true when both are 0: the report then holds every
+ * delivered answer up to now. `messages` is null when the log could not be asked.
+ */
+async function billingLag(deps: RouteDeps): Promise<{ complete: boolean; messages: number | null; gateway_events: number; as_of: string }> {
+  const asOf = new Date().toISOString();
+  const gatewayEvents = deps.state.recorder.pending;
+  let messages: number | null = null;
+  try { messages = deps.billingLag ? await deps.billingLag() : null; } catch { messages = null; }
+  return { complete: messages === 0 && gatewayEvents === 0, messages, gateway_events: gatewayEvents, as_of: asOf };
+}
+
 /** Route plugin. */
 export const accountRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   app.post('/v1/warmup', {
-    ...AUTHED,
+    ...AUTHED, bodyLimit: BODY_LIMITS.warmup,
     schema: {
       tags: ['account'], summary: 'Load models in the background', security: SECURITY,
-      body: { type: ['object', 'null'], properties: { services: { type: 'array', minItems: 1, items: { type: 'string', enum: Object.keys(WARMUP_SERVICES) } } } },
+      body: {
+        type: ['object', 'null'],
+        properties: { services: { type: 'array', minItems: 1, maxItems: Object.keys(WARMUP_SERVICES).length, items: { type: 'string', enum: Object.keys(WARMUP_SERVICES) } } },
+      },
       response: { 202: { type: 'object', properties: { status: { type: 'string' }, services: { type: 'array', items: { type: 'string' } } } }, ...ERRORS },
     },
   }, async (req, reply) => {
-    const services = (req.body as { services?: string[] } | null)?.services ?? DEFAULT_WARMUP;
+    // one control message per named service, however often it is named
+    const services = [...new Set((req.body as { services?: string[] } | null)?.services ?? DEFAULT_WARMUP)];
     const now = Date.now();
     await deps.producer.send(deps.topics.control, await Promise.all(services.map(async (s) => ({
       key: s,
       value: await deps.codec.encode('control/warmup', { capability: WARMUP_SERVICES[s], models: modelsOf(WARMUP_SERVICES[s]!), requestedAtMs: now }),
     }))));
-    return reply.code(202).send({ status: 'accepted', services: [...new Set(services)] });
+    return reply.code(202).send({ status: 'accepted', services });
   });
 
   app.get('/v1/usage', {
@@ -46,12 +66,15 @@ export const accountRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
     const from = q.from ? Date.parse(q.from) : 0;
     const to = q.to ? Date.parse(q.to) : Date.now() + 1;
     if (from > to) throw invalid('from must not be after to');
+    // the lag first: usage that reaches the ledger after the report is then counted in it
+    const lag = await billingLag(deps);
     const rows = await deps.ledger.report({ keyId: req.apiKey!.id, from, to });
     return {
       key_id: req.apiKey!.id,
       from: new Date(from).toISOString(),
       to: new Date(to).toISOString(),
       usage: rows.map((r) => ({ capability: r.capability.replace('_', '-'), model: r.model, unit: r.unit, quantity: r.quantity, billable_units: r.billable_units, requests: r.requests })),
+      billing_lag: lag,
     };
   });
 };

@@ -1,6 +1,7 @@
 /**
- * Shared pieces of route schemas (OpenAPI components) and responses.
+ * Shared pieces of route schemas (OpenAPI components) and route options.
  */
+import type { Admission } from '../admission.ts';
 
 /** Error body of every non-2xx response. */
 export const ERROR_BODY = {
@@ -11,13 +12,21 @@ export const ERROR_BODY = {
 
 /** Error responses of an authenticated model route. */
 export const ERRORS = {
-  400: ERROR_BODY, 401: ERROR_BODY, 429: ERROR_BODY, 503: ERROR_BODY, 504: ERROR_BODY,
+  400: ERROR_BODY, 401: ERROR_BODY, 408: ERROR_BODY, 413: ERROR_BODY, 415: ERROR_BODY, 429: ERROR_BODY, 503: ERROR_BODY, 504: ERROR_BODY,
 } as const;
 
 /** OpenAPI security requirement of routes that need a key. */
 export const SECURITY = [{ bearer: [] }];
 
-/** Route options of authenticated routes: auth and the per-key rate limit. */
+/** Route options of authenticated routes that do no model work (warm-up, usage). */
 export const AUTHED = {
-  config: { auth: true, rateLimit: {} },
+  config: { auth: true },
 } as const;
+
+/**
+ * Route options of a model route: a key, the route's body limit (services/gateway/limits.ts)
+ * and what admission checks before the handler.
+ */
+export function modelRoute(admission: Admission, bodyLimit: number): { config: { auth: true; admission: Admission }; bodyLimit: number } {
+  return { config: { auth: true, admission }, bodyLimit };
+}

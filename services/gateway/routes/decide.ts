@@ -7,15 +7,16 @@ import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
 import { ServiceError } from '../../lib/errors.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf } from '../dispatcher.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
 import { checkContextLength, checkStateNotBlank, itemValidator } from '../validation.ts';
-import { AUTHED, ERRORS, SECURITY } from './common.ts';
+import { ERRORS, SECURITY, modelRoute } from './common.ts';
 
 const QUESTION = {
   type: 'object',
   required: ['type', 'instructions'],
   properties: {
     type: { type: 'string', enum: ['choice', 'noul', 'score'] },
-    instructions: { type: 'string' },
+    instructions: { type: 'string', maxLength: FIELD_LIMITS.questionInstructions },
     criteria: {},
   },
   allOf: [
@@ -23,22 +24,36 @@ const QUESTION = {
       if: { properties: { type: { const: 'choice' } } },
       then: {
         required: ['criteria'],
-        properties: { criteria: { type: 'object', minProperties: 2, maxProperties: 255, additionalProperties: { type: ['string', 'null'] } } },
+        properties: {
+          criteria: {
+            type: 'object', minProperties: 2, maxProperties: FIELD_LIMITS.choiceOptions, propertyNames: { maxLength: FIELD_LIMITS.optionKey },
+            additionalProperties: { type: ['string', 'null'], maxLength: FIELD_LIMITS.optionText },
+          },
+        },
       },
     },
     {
       if: { properties: { type: { const: 'noul' } } },
-      then: { properties: { criteria: { type: 'object', properties: { true: { type: ['string', 'null'] }, false: { type: ['string', 'null'] } }, additionalProperties: false } } },
+      then: {
+        properties: {
+          criteria: {
+            type: 'object', additionalProperties: false,
+            properties: { true: { type: ['string', 'null'], maxLength: FIELD_LIMITS.optionText }, false: { type: ['string', 'null'], maxLength: FIELD_LIMITS.optionText } },
+          },
+        },
+      },
     },
     {
       if: { properties: { type: { const: 'score' } } },
-      then: { required: ['criteria'], properties: { criteria: { type: 'array', minItems: 2, maxItems: 26, items: { type: 'string' } } } },
+      then: { required: ['criteria'], properties: { criteria: { type: 'array', minItems: 2, maxItems: 26, items: { type: 'string', maxLength: FIELD_LIMITS.optionText } } } },
     },
   ],
 } as const;
 
 const STATE = { type: ['string', 'object', 'array'], minLength: 1, minProperties: 1, minItems: 1 } as const;
-const QUESTIONS = { type: 'object', minProperties: 1, maxProperties: 64, additionalProperties: QUESTION } as const;
+const QUESTIONS = {
+  type: 'object', minProperties: 1, maxProperties: FIELD_LIMITS.questions, propertyNames: { maxLength: FIELD_LIMITS.optionKey }, additionalProperties: QUESTION,
+} as const;
 
 /** Body schema of POST /v1/decide. */
 export const DECIDE_BODY = {
@@ -50,57 +65,88 @@ export const DECIDE_BODY = {
 const CASE = {
   type: 'object',
   required: ['id', 'state', 'questions'],
-  properties: { id: { type: ['string', 'integer'] }, state: STATE, questions: QUESTIONS },
+  properties: { id: { type: ['string', 'integer'], maxLength: FIELD_LIMITS.itemId }, state: STATE, questions: QUESTIONS },
 } as const;
-const checkCase = itemValidator(CASE);
+const checkCaseSchema = itemValidator(CASE);
 
 const BATCH_BODY = {
   type: 'object',
   required: ['cases'],
   properties: {
     model: { type: 'string', enum: modelsOf('decide') },
-    cases: { type: 'array', minItems: 1, maxItems: 32, items: { type: 'object' } },
+    cases: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.decideBatch, items: { type: 'object' } },
   },
 } as const;
 
 interface DecideOutput { answers: string; decisions: number; }
+interface DecideBody { model?: string; state: unknown; questions: Record<string, unknown>; }
+
+/**
+ * Rules of a decision case beyond its schema: a state that is not blank, and a state and
+ * questions that each fit the model's context (413 otherwise).
+ */
+function checkCase(c: DecideBody, prefix = ''): void {
+  checkStateNotBlank(c.state, `${prefix}state`);
+  checkContextLength(c.state, `${prefix}state`);
+  checkContextLength(c.questions, `${prefix}questions`);
+}
+
+/** Questions of a case as the rate limit counts them (one decision each); 1 for a case too broken to count. */
+const questionCount = (c: unknown): number => {
+  const q = (c as { questions?: unknown } | null)?.questions;
+  return typeof q === 'object' && q !== null ? Math.max(1, Object.keys(q).length) : 1;
+};
+const modelOf = (b: { model?: string }) => b.model ?? DEFAULT_MODEL.decide;
+
+/** The cases of a batch after their rules: failure entries by position, and the valid cases' request events. */
+interface CasePlan {
+  results: Array<Record<string, unknown> | undefined>;
+  valid: Array<{ index: number; id: unknown; input: Record<string, unknown> }>;
+}
 
 /** Route plugin. */
 export const decideRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   const single = async (req: FastifyRequest) => {
-    const body = req.body as { model?: string; state: unknown; questions: Record<string, unknown> };
-    checkStateNotBlank(body.state);
-    checkContextLength(body.state);
+    const body = req.body as DecideBody;
     const model = body.model ?? DEFAULT_MODEL.decide;
     const [r] = await deps.dispatcher.dispatch<DecideOutput>('decide', model, [
       { model, state: JSON.stringify(body.state), questions: JSON.stringify(body.questions) },
-    ], contextOf(req, deps.config));
+    ], contextOf(req));
     const out = outputOf(r!);
     return { model, answers: JSON.parse(out.answers) as unknown, usage: { decisions: out.decisions } };
   };
-  const schema = { tags: ['decide'], security: SECURITY, body: DECIDE_BODY, response: { ...ERRORS, 413: ERRORS[400] } };
-  app.post('/v1/decide', { ...AUTHED, schema: { ...schema, summary: 'Typed decisions with calibrated probabilities' } }, single);
-  app.post('/v1/systemone', { ...AUTHED, schema: { ...schema, summary: 'Alias of POST /v1/decide' } }, single);
+  const schema = { tags: ['decide'], security: SECURITY, body: DECIDE_BODY, response: ERRORS };
+  const route = modelRoute({ capability: 'decide', model: modelOf, items: () => 1, units: questionCount, check: (b: DecideBody) => checkCase(b) }, BODY_LIMITS.decide);
+  app.post('/v1/decide', { ...route, schema: { ...schema, summary: 'Typed decisions with calibrated probabilities' } }, single);
+  app.post('/v1/systemone', { ...route, schema: { ...schema, summary: 'Alias of POST /v1/decide' } }, single);
 
-  app.post('/v1/decide/batch', { ...AUTHED, schema: { tags: ['decide'], security: SECURITY, body: BATCH_BODY, response: ERRORS, summary: 'Up to 32 decision cases' } }, async (req) => {
-    const body = req.body as { model?: string; cases: Array<Record<string, unknown>> };
-    const model = body.model ?? DEFAULT_MODEL.decide;
-    const results: Array<Record<string, unknown> | undefined> = new Array(body.cases.length);
-    const valid: Array<{ index: number; id: unknown; input: Record<string, unknown> }> = [];
-    body.cases.forEach((c, index) => {
+  // each case is checked before admission (schema, then the rules): a batch of broken
+  // cases is answered without a model; the model is checked only for the valid ones
+  const checkCases = (b: { model?: string; cases: Array<Record<string, unknown>> }): CasePlan => {
+    const plan: CasePlan = { results: new Array(b.cases.length), valid: [] };
+    b.cases.forEach((c, index) => {
       try {
-        checkCase(c, `cases[${index}]`);
-        checkStateNotBlank(c.state, `cases[${index}].state`);
-        checkContextLength(c.state, `cases[${index}].state`);
-        valid.push({ index, id: c.id, input: { model, state: JSON.stringify(c.state), questions: JSON.stringify(c.questions) } });
+        checkCaseSchema(c, `cases[${index}]`);
+        checkCase(c as unknown as DecideBody, `cases[${index}].`);
+        plan.valid.push({ index, id: c.id, input: { model: modelOf(b), state: JSON.stringify(c.state), questions: JSON.stringify(c.questions) } });
       } catch (err) {
-        const e = err as ServiceError;
-        results[index] = { id: c?.id ?? null, error: e.message, status: e.status };
+        // only a broken rule (400, 413) is the case's failure; anything else fails the request
+        if (!(err instanceof ServiceError)) throw err;
+        plan.results[index] = { id: c?.id ?? null, error: err.message, status: err.status };
       }
     });
+    return plan;
+  };
+  const batchRoute = modelRoute({
+    capability: 'decide', model: modelOf, check: checkCases, items: (_b: unknown, plan: CasePlan) => plan.valid.length,
+    units: (b: { cases: unknown[] }) => b.cases.reduce<number>((n, c) => n + questionCount(c), 0),
+  }, BODY_LIMITS.decideBatch);
+  app.post('/v1/decide/batch', { ...batchRoute, schema: { tags: ['decide'], security: SECURITY, body: BATCH_BODY, response: ERRORS, summary: 'Up to 32 decision cases' } }, async (req) => {
+    const model = modelOf(req.body as { model?: string });
+    const { results, valid } = req.admitted as CasePlan;
     let decisions = 0;
     if (valid.length > 0) {
-      const rs = await deps.dispatcher.dispatch<DecideOutput>('decide', model, valid.map((v) => v.input), contextOf(req, deps.config));
+      const rs = await deps.dispatcher.dispatch<DecideOutput>('decide', model, valid.map((v) => v.input), contextOf(req));
       rs.forEach((r, k) => {
         const v = valid[k]!;
         if (r.failure) results[v.index] = { id: v.id, error: r.failure.error, status: r.failure.status };

@@ -10,17 +10,22 @@ import { invalid } from '../../lib/errors.ts';
 import { DIACRITIZE_LANGUAGES } from '../../lid/languages.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf, outputsOf } from '../dispatcher.ts';
-import { AUTHED, ERRORS, SECURITY } from './common.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
+import { codePointLength } from '../validation.ts';
+import { ERRORS, SECURITY, modelRoute } from './common.ts';
 
 const LANGUAGE = { type: 'string', enum: Object.keys(DIACRITIZE_LANGUAGES) } as const;
-const HINTS = { type: 'object', additionalProperties: { type: 'string' }, description: 'word → meaning' } as const;
+const HINTS = {
+  type: 'object', maxProperties: FIELD_LIMITS.hintEntries, propertyNames: { maxLength: FIELD_LIMITS.hintWord },
+  additionalProperties: { type: 'string', maxLength: FIELD_LIMITS.hintMeaning }, description: 'word → meaning',
+} as const;
 const OPTIONS = {
   model: { type: 'string', enum: modelsOf('diacritize'), default: DEFAULT_MODEL.diacritize },
   case_endings: { type: 'boolean', default: true },
   aligned: { type: 'boolean', default: true },
   min_confidence: { type: 'number', minimum: 0, maximum: 1, default: 0 },
 } as const;
-const TEXT = { type: 'string', minLength: 1, maxLength: 20000 } as const;
+const TEXT = { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.diacritizeText } as const;
 
 /** Body schema of POST /v1/diacritize. */
 export const DIACRITIZE_BODY = {
@@ -30,9 +35,9 @@ export const DIACRITIZE_BODY = {
 const BATCH_BODY = {
   type: 'object', required: ['texts'],
   properties: {
-    texts: { type: 'array', minItems: 1, maxItems: 64, items: TEXT },
-    language: { anyOf: [LANGUAGE, { type: 'array', items: LANGUAGE }], default: 'auto' },
-    hints: { type: 'array', items: { anyOf: [HINTS, { type: 'null' }] } },
+    texts: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.diacritizeBatch, items: TEXT },
+    language: { anyOf: [LANGUAGE, { type: 'array', maxItems: FIELD_LIMITS.diacritizeBatch, items: LANGUAGE }], default: 'auto' },
+    hints: { type: 'array', maxItems: FIELD_LIMITS.diacritizeBatch, items: { anyOf: [HINTS, { type: 'null' }] } },
     ...OPTIONS,
   },
 } as const;
@@ -45,7 +50,8 @@ export function checkPerText(list: unknown[] | undefined, texts: number, field: 
   if (list !== undefined && list.length !== texts) throw invalid(`${field} must have one entry per text (${texts}), not ${list.length}`);
 }
 
-const characters = (s: string) => [...s].length;
+/** Billable units of texts: characters in thousands, rounded up (spec), at least 1. */
+const units = (texts: string[]) => Math.max(1, Math.ceil(texts.reduce((n, t) => n + codePointLength(t), 0) / 1000));
 
 /** Route plugin. */
 export const diacritizeRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
@@ -53,27 +59,32 @@ export const diacritizeRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
     text, model: o.model, language: DIACRITIZE_LANGUAGES[language]!, caseEndings: o.case_endings, hints: hints ?? null, aligned: o.aligned, minConfidence: o.min_confidence,
   });
 
+  const model = (b: Options) => b.model;
   app.post('/v1/diacritize', {
-    ...AUTHED, schema: { tags: ['diacritize'], summary: 'Restore diacritics', security: SECURITY, body: DIACRITIZE_BODY, response: ERRORS },
+    ...modelRoute({ capability: 'diacritize', model, items: () => 1, units: (b: { text: string }) => units([b.text]) }, BODY_LIMITS.diacritize), schema: { tags: ['diacritize'], summary: 'Restore diacritics', security: SECURITY, body: DIACRITIZE_BODY, response: ERRORS },
   }, async (req) => {
     const b = req.body as Options & { text: string; language: string; hints?: Record<string, string> };
-    const [r] = await deps.dispatcher.dispatch<DiacritizeOutput>('diacritize', b.model, [event(b.text, b.language, b.hints, b)], contextOf(req, deps.config));
+    const [r] = await deps.dispatcher.dispatch<DiacritizeOutput>('diacritize', b.model, [event(b.text, b.language, b.hints, b)], contextOf(req));
     const out = outputOf(r!);
-    const chars = characters(b.text);
+    const chars = codePointLength(b.text);
     return { text: out.text, model: b.model, language: out.language, usage: { characters: chars, billable_units: Math.ceil(chars / 1000) } };
   });
 
   app.post('/v1/diacritize/batch', {
-    ...AUTHED, schema: { tags: ['diacritize'], summary: 'Restore diacritics of up to 64 texts', security: SECURITY, body: BATCH_BODY, response: ERRORS },
+    ...modelRoute({
+      capability: 'diacritize', model, items: (b: { texts: string[] }) => b.texts.length, units: (b: { texts: string[] }) => units(b.texts),
+      check: (b: { texts: string[]; language: unknown; hints?: unknown[] }) => {
+        checkPerText(Array.isArray(b.language) ? b.language : undefined, b.texts.length, 'language');
+        checkPerText(b.hints, b.texts.length, 'hints');
+      },
+    }, BODY_LIMITS.diacritizeBatch), schema: { tags: ['diacritize'], summary: 'Restore diacritics of up to 64 texts', security: SECURITY, body: BATCH_BODY, response: ERRORS },
   }, async (req) => {
     const b = req.body as Options & { texts: string[]; language: string | string[]; hints?: Array<Record<string, string> | null> };
     const languages = Array.isArray(b.language) ? b.language : undefined;
-    checkPerText(languages, b.texts.length, 'language');
-    checkPerText(b.hints, b.texts.length, 'hints');
     const rs = await deps.dispatcher.dispatch<DiacritizeOutput>('diacritize', b.model,
-      b.texts.map((t, i) => event(t, languages ? languages[i]! : (b.language as string), b.hints?.[i], b)), contextOf(req, deps.config));
+      b.texts.map((t, i) => event(t, languages ? languages[i]! : (b.language as string), b.hints?.[i], b)), contextOf(req));
     const outs = outputsOf(rs);
-    const chars = b.texts.reduce((n, t) => n + characters(t), 0);
+    const chars = b.texts.reduce((n, t) => n + codePointLength(t), 0);
     return { texts: outs.map((o) => o.text), languages: outs.map((o) => o.language), model: b.model, usage: { characters: chars, billable_units: Math.ceil(chars / 1000) } };
   });
 };

@@ -4,17 +4,19 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
-import type { ServiceError } from '../../lib/errors.ts';
+import { ServiceError } from '../../lib/errors.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf } from '../dispatcher.ts';
-import { decodeImage, itemValidator, parseTemplate } from '../validation.ts';
-import { AUTHED, ERRORS, SECURITY } from './common.ts';
+import { decodeImage } from '../images.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
+import { itemValidator, parseTemplate } from '../validation.ts';
+import { ERRORS, SECURITY, modelRoute } from './common.ts';
 
 const DOC_FIELDS = {
   template: { type: ['object', 'string'], description: 'shape of the answer; up to 8,000 characters' },
-  text: { type: 'string', maxLength: 60000 },
-  image: { type: 'string', description: 'one JPEG or PNG, base64 or data URL, up to 10 MB' },
-  instructions: { type: 'string' },
+  text: { type: 'string', maxLength: FIELD_LIMITS.extractText },
+  image: { type: 'string', description: 'one JPEG or PNG, base64 or data URL, up to 10 MB (its length is checked when decoded)' },
+  instructions: { type: 'string', maxLength: FIELD_LIMITS.extractInstructions },
 } as const;
 const TEXT_OR_IMAGE = [{ required: ['text'] }, { required: ['image'] }];
 
@@ -26,7 +28,10 @@ export const EXTRACT_BODY = {
   properties: { ...DOC_FIELDS, model: { type: 'string', enum: modelsOf('extract') } },
 } as const;
 
-const DOCUMENT = { type: 'object', required: ['id', 'template'], anyOf: TEXT_OR_IMAGE, properties: { id: { type: ['string', 'integer'] }, ...DOC_FIELDS } } as const;
+const DOCUMENT = {
+  type: 'object', required: ['id', 'template'], anyOf: TEXT_OR_IMAGE,
+  properties: { id: { type: ['string', 'integer'], maxLength: FIELD_LIMITS.itemId }, ...DOC_FIELDS },
+} as const;
 const checkDocument = itemValidator(DOCUMENT);
 
 const BATCH_BODY = {
@@ -34,53 +39,84 @@ const BATCH_BODY = {
   required: ['documents'],
   properties: {
     model: { type: 'string', enum: modelsOf('extract') },
-    documents: { type: 'array', minItems: 1, maxItems: 16, items: { type: 'object' } },
+    documents: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.extractBatch, items: { type: 'object' } },
   },
 } as const;
 
 interface Doc { template: unknown; text?: string; image?: string; instructions?: string; }
 interface ExtractOutput { data: string; confidence: string; }
 
-/** Builds the request event of a document; throws INVALID_REQUEST for a broken rule. */
-async function toEvent(doc: Doc, model: string, prefix: string): Promise<Record<string, unknown>> {
-  const template = parseTemplate(doc.template, `${prefix}template`);
-  const image = doc.image !== undefined ? await decodeImage(doc.image, `${prefix}image`) : null;
+/**
+ * Builds the request event of a document whose template passed its rules; the image is
+ * decoded here, after admission. @throws ServiceError INVALID_REQUEST for an image refused
+ */
+async function toEvent(doc: Doc, template: Record<string, unknown>, model: string, prefix: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  const image = doc.image !== undefined ? await decodeImage(doc.image, `${prefix}image`, signal) : null;
   return { model, template: JSON.stringify(template), text: doc.text ?? null, image, instructions: doc.instructions ?? null };
 }
+
+/** The documents of a batch after their schema and template rules: failure entries by position, and the valid ones. */
+interface DocumentPlan {
+  results: Array<Record<string, unknown> | undefined>;
+  valid: Array<{ index: number; id: unknown; doc: Doc; template: Record<string, unknown> }>;
+}
+
+const failed = (id: unknown, error: string) => ({ id: id ?? null, data: null, confidence: null, error, status: 400 });
+
+/** Checks each document of a batch (no image decoded yet); a broken rule fails that document alone. */
+function checkDocuments(b: { documents: Array<Doc & { id?: unknown }> }): DocumentPlan {
+  const plan: DocumentPlan = { results: new Array(b.documents.length), valid: [] };
+  b.documents.forEach((doc, index) => {
+    try {
+      checkDocument(doc, `documents[${index}]`);
+      plan.valid.push({ index, id: doc.id, doc, template: parseTemplate(doc.template, `documents[${index}].template`) });
+    } catch (err) {
+      if (!(err instanceof ServiceError) || err.status !== 400) throw err;
+      plan.results[index] = failed(doc?.id, err.message);
+    }
+  });
+  return plan;
+}
+
+const modelOf = (b: { model?: string }) => b.model ?? DEFAULT_MODEL.extract;
 
 /** Route plugin. */
 export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   app.post('/v1/extract', {
-    ...AUTHED, bodyLimit: 16 * 1024 * 1024,
+    ...modelRoute({ capability: 'extract', model: modelOf, items: () => 1, check: (b: Doc) => parseTemplate(b.template) }, BODY_LIMITS.extract),
     schema: { tags: ['extract'], summary: 'A document turned into JSON following a template', security: SECURITY, body: EXTRACT_BODY, response: ERRORS },
   }, async (req) => {
     const body = req.body as Doc & { model?: string };
     const model = body.model ?? DEFAULT_MODEL.extract;
-    const event = await toEvent(body, model, '');
-    const [r] = await deps.dispatcher.dispatch<ExtractOutput>('extract', model, [event], contextOf(req, deps.config));
+    const event = await toEvent(body, req.admitted as Record<string, unknown>, model, '', contextOf(req).signal);
+    const [r] = await deps.dispatcher.dispatch<ExtractOutput>('extract', model, [event], contextOf(req));
     const out = outputOf(r!);
     return { model, data: JSON.parse(out.data) as unknown, confidence: JSON.parse(out.confidence) as unknown, usage: { documents: 1 } };
   });
 
   app.post('/v1/extract/batch', {
-    ...AUTHED, bodyLimit: 16 * 14 * 1024 * 1024 + 1024 * 1024,
+    ...modelRoute({ capability: 'extract', model: modelOf, check: checkDocuments, items: (_b: unknown, plan: DocumentPlan) => plan.valid.length }, BODY_LIMITS.extractBatch),
     schema: { tags: ['extract'], summary: 'Up to 16 documents', security: SECURITY, body: BATCH_BODY, response: ERRORS },
   }, async (req) => {
-    const body = req.body as { model?: string; documents: Array<Doc & { id?: unknown }> };
-    const model = body.model ?? DEFAULT_MODEL.extract;
-    const results: Array<Record<string, unknown> | undefined> = new Array(body.documents.length);
+    const model = modelOf(req.body as { model?: string });
+    const plan = req.admitted as DocumentPlan;
+    const { results } = plan;
     const valid: Array<{ index: number; id: unknown; event: Record<string, unknown> }> = [];
-    for (const [index, doc] of body.documents.entries()) {
+    const signal = req.dispatchContext?.signal;
+    // the images of the valid documents decode in parallel in the image threads
+    await Promise.all(plan.valid.map(async (v) => {
       try {
-        checkDocument(doc, `documents[${index}]`);
-        valid.push({ index, id: doc.id, event: await toEvent(doc, model, `documents[${index}].`) });
+        valid.push({ index: v.index, id: v.id, event: await toEvent(v.doc, v.template, model, `documents[${v.index}].`, signal) });
       } catch (err) {
-        results[index] = { id: doc?.id ?? null, data: null, confidence: null, error: (err as ServiceError).message, status: 400 };
+        // only a refused image is the document's failure; anything else (overload, a bug) fails the request
+        if (!(err instanceof ServiceError) || err.status !== 400) throw err;
+        results[v.index] = failed(v.id, err.message);
       }
-    }
+    }));
+    valid.sort((a, b) => a.index - b.index);
     let documents = 0;
     if (valid.length > 0) {
-      const rs = await deps.dispatcher.dispatch<ExtractOutput>('extract', model, valid.map((v) => v.event), contextOf(req, deps.config));
+      const rs = await deps.dispatcher.dispatch<ExtractOutput>('extract', model, valid.map((v) => v.event), contextOf(req));
       rs.forEach((r, k) => {
         const v = valid[k]!;
         if (r.failure) results[v.index] = { id: v.id, data: null, confidence: null, error: r.failure.error, status: r.failure.status };

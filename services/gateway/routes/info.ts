@@ -2,7 +2,8 @@
  * GET /v1/models, GET /v1/languages, GET /v1/lid/models and GET /health: no key needed.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { BILLING_UNIT, DEFAULT_MODEL, MODEL_CATALOG, modelsOf } from '../../capabilities.ts';
+import { BILLING_UNIT, CAPABILITIES, DEFAULT_MODEL, MODEL_CATALOG, modelsOf } from '../../capabilities.ts';
+import { NOT_READY_SHARE } from '../load-shedding.ts';
 import { QG_LANGUAGES } from '../../lid/languages.ts';
 import type { RouteDeps } from '../deps.ts';
 
@@ -35,10 +36,24 @@ export const infoRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     legacy: [{ name: 'lid-neural-25', serves_with: 'lid-neural-608', languages: 25 }, { name: 'lid-lite-25', serves_with: 'lid-lite-608', languages: 25 }],
   }));
 
+  // liveness: answers while the process serves HTTP at all, whatever the load (no key, no
+  // rate limit, no work); the spec's fields plus the transport and uptime
   app.get('/health', { schema: { tags: ['info'], summary: 'Liveness and version' } }, async () => ({
     status: 'ok',
     version: deps.version,
     transport: deps.transport,
     uptime_s: Math.round(process.uptime()),
   }));
+
+  // readiness: 503 while shutting down or while a capability is near its in-flight limit,
+  // so a load balancer sends new work to another gateway (docs/security.md)
+  app.get('/ready', { schema: { tags: ['info'], summary: 'Readiness: 503 while overloaded or shutting down' } }, async (_req, reply) => {
+    const { draining, inflight } = deps.state;
+    const overloaded = CAPABILITIES.filter((c) => inflight.inFlight(c) >= inflight.limits[c] * NOT_READY_SHARE);
+    const ready = !draining && overloaded.length === 0;
+    return reply.code(ready ? 200 : 503).send({
+      ready, draining, overloaded,
+      inflight_items: Object.fromEntries(CAPABILITIES.map((c) => [c, inflight.inFlight(c)])),
+    });
+  });
 };

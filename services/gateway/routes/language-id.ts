@@ -7,18 +7,19 @@ import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
 import type { LidAnswer } from '../../lid/decode.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf, outputsOf } from '../dispatcher.ts';
-import { AUTHED, ERRORS, SECURITY } from './common.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
+import { ERRORS, SECURITY, modelRoute } from './common.ts';
 
 const OPTIONS = {
   model: { type: 'string', enum: modelsOf('language-id'), default: DEFAULT_MODEL['language-id'] },
   mode: { type: 'string', enum: ['traffic', 'coverage'], default: 'traffic', description: 'traffic: leans towards widely used languages on short text; coverage: all languages alike' },
   top_k: { type: 'integer', minimum: 1, maximum: 25, default: 3 },
 } as const;
-const TEXT = { type: 'string', minLength: 1, maxLength: 8000 } as const;
+const TEXT = { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.lidText } as const;
 
 /** Body schema of POST /v1/language-id. */
 export const LID_BODY = { type: 'object', required: ['text'], properties: { text: TEXT, ...OPTIONS } } as const;
-const BATCH_BODY = { type: 'object', required: ['texts'], properties: { texts: { type: 'array', minItems: 1, maxItems: 256, items: TEXT }, ...OPTIONS } } as const;
+const BATCH_BODY = { type: 'object', required: ['texts'], properties: { texts: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.lidBatch, items: TEXT }, ...OPTIONS } } as const;
 
 const ANSWER = {
   type: 'object',
@@ -40,8 +41,9 @@ interface Options { model: string; mode: 'traffic' | 'coverage'; top_k: number; 
 
 /** Route plugin. */
 export const languageIdRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  const model = (b: Options) => b.model;
   app.post('/v1/language-id', {
-    ...AUTHED,
+    ...modelRoute({ capability: 'language-id', model, items: () => 1 }, BODY_LIMITS.languageId),
     schema: {
       tags: ['language-id'], summary: 'Language of a text', security: SECURITY, body: LID_BODY,
       response: { 200: { type: 'object', properties: { ...ANSWER.properties, model: { type: 'string' }, mode: { type: 'string' }, usage: USAGE } }, ...ERRORS },
@@ -50,12 +52,12 @@ export const languageIdRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
     const b = req.body as Options & { text: string };
     const [r] = await deps.dispatcher.dispatch<LidAnswer>('language-id', b.model, [
       { text: b.text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null },
-    ], contextOf(req, deps.config));
+    ], contextOf(req));
     return { ...answerBody(outputOf(r!)), model: b.model, mode: b.mode, usage: { texts: 1 } };
   });
 
   app.post('/v1/language-id/batch', {
-    ...AUTHED,
+    ...modelRoute({ capability: 'language-id', model, items: (b: { texts: string[] }) => b.texts.length }, BODY_LIMITS.languageIdBatch),
     schema: {
       tags: ['language-id'], summary: 'Languages of up to 256 texts', security: SECURITY, body: BATCH_BODY,
       response: { 200: { type: 'object', properties: { results: { type: 'array', items: ANSWER }, model: { type: 'string' }, mode: { type: 'string' }, usage: USAGE } }, ...ERRORS },
@@ -63,7 +65,7 @@ export const languageIdRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
   }, async (req) => {
     const b = req.body as Options & { texts: string[] };
     const rs = await deps.dispatcher.dispatch<LidAnswer>('language-id', b.model,
-      b.texts.map((text) => ({ text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null })), contextOf(req, deps.config));
+      b.texts.map((text) => ({ text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null })), contextOf(req));
     return { results: outputsOf(rs).map(answerBody), model: b.model, mode: b.mode, usage: { texts: b.texts.length } };
   });
 };

@@ -10,19 +10,21 @@ import { invalid } from '../../lib/errors.ts';
 import { QG_LANGUAGES, findQgLanguage } from '../../lid/languages.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf, outputsOf } from '../dispatcher.ts';
-import { AUTHED, ERRORS, SECURITY } from './common.ts';
+import type { Admission } from '../admission.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
+import { ERRORS, SECURITY, modelRoute } from './common.ts';
 
-const PASSAGE = { type: 'string', minLength: 1, maxLength: 8000 } as const;
+const PASSAGE = { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.passage } as const;
 const OPTIONS = {
   n: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
-  language: { type: 'string', default: 'English', description: "the passage's language: 3- or 2-letter code or name of one of the 25 languages of GET /v1/languages" },
+  language: { type: 'string', maxLength: FIELD_LIMITS.languageName, default: 'English', description: "the passage's language: 3- or 2-letter code or name of one of the 25 languages of GET /v1/languages" },
   model: { type: 'string', enum: modelsOf('questions'), default: DEFAULT_MODEL.questions },
 } as const;
 
 /** Body schema of POST /v1/questions/generate (and the legacy /v1/generate-questions). */
 export const QUESTIONS_BODY = { type: 'object', required: ['passage'], properties: { passage: PASSAGE, ...OPTIONS } } as const;
 /** Body schema of the batch routes. */
-export const QUESTIONS_BATCH_BODY = { type: 'object', required: ['passages'], properties: { passages: { type: 'array', minItems: 1, maxItems: 64, items: PASSAGE }, ...OPTIONS } } as const;
+export const QUESTIONS_BATCH_BODY = { type: 'object', required: ['passages'], properties: { passages: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.passageBatch, items: PASSAGE }, ...OPTIONS } } as const;
 
 interface QuestionsOutput { questions: string[]; language: string; warnings: string[]; }
 type Options = { n: number; language: string; model: string };
@@ -37,11 +39,16 @@ export function resolveLanguage(value: string): string {
   return l.code;
 }
 
+/** Admission of a question-generation route (shared with the legacy routes); `items` counts its passages. */
+export function questionsAdmission(items: (b: { passages: string[] }) => number): Admission {
+  return { capability: 'questions', model: (b: Options) => b.model, items, check: (b: Options) => resolveLanguage(b.language) };
+}
+
 /** Runs question generation for passages; shared with the legacy routes. */
 export async function generate(deps: RouteDeps, req: FastifyRequest, passages: string[], o: Options): Promise<{ outs: QuestionsOutput[]; language: string; model: string }> {
   const language = resolveLanguage(o.language);
   const rs = await deps.dispatcher.dispatch<QuestionsOutput>('questions', o.model,
-    passages.map((passage) => ({ passage, model: o.model, n: o.n, language })), contextOf(req, deps.config));
+    passages.map((passage) => ({ passage, model: o.model, n: o.n, language })), contextOf(req));
   const outs = rs.length === 1 ? [outputOf(rs[0]!)] : outputsOf(rs);
   return { outs, language, model: `${QG_VENDOR}/${o.model}` };
 }
@@ -49,7 +56,7 @@ export async function generate(deps: RouteDeps, req: FastifyRequest, passages: s
 /** Route plugin. */
 export const questionsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   app.post('/v1/questions/generate', {
-    ...AUTHED, schema: { tags: ['questions'], summary: 'Search-style questions from a passage', security: SECURITY, body: QUESTIONS_BODY, response: ERRORS },
+    ...modelRoute(questionsAdmission(() => 1), BODY_LIMITS.questions), schema: { tags: ['questions'], summary: 'Search-style questions from a passage', security: SECURITY, body: QUESTIONS_BODY, response: ERRORS },
   }, async (req) => {
     const b = req.body as Options & { passage: string };
     const { outs, language, model } = await generate(deps, req, [b.passage], b);
@@ -57,7 +64,7 @@ export const questionsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) 
   });
 
   app.post('/v1/questions/generate/batch', {
-    ...AUTHED, schema: { tags: ['questions'], summary: 'Questions for up to 64 passages in one language', security: SECURITY, body: QUESTIONS_BATCH_BODY, response: ERRORS },
+    ...modelRoute(questionsAdmission((b) => b.passages.length), BODY_LIMITS.questionsBatch), schema: { tags: ['questions'], summary: 'Questions for up to 64 passages in one language', security: SECURITY, body: QUESTIONS_BATCH_BODY, response: ERRORS },
   }, async (req) => {
     const b = req.body as Options & { passages: string[] };
     const { outs, language, model } = await generate(deps, req, b.passages, b);

@@ -1,0 +1,54 @@
+/**
+ * Admission of a model request once its body is parsed and its schema checked (a
+ * `preHandler` hook on routes with `config.admission`), cheapest check first:
+ * 1. the route's rules that a JSON Schema cannot state (400/413);
+ * 2. the rest of its billable units from the key's budget (429);
+ * 3. a live worker has its model installed (503 `NO_WORKER` / `MODEL_NOT_INSTALLED`);
+ * 4. room for its items in the capability's in-flight limit (503 `OVERLOADED`).
+ * Only then does the handler decode images or produce request events. Together with
+ * auth, the first budget unit and the body limit and budget in `onRequest`, every route
+ * runs: auth, rate limit, body size, schema, model availability, load, then the work.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Capability } from '../capabilities.ts';
+import type { Dispatcher } from './dispatcher.ts';
+import type { InflightItems } from './load-shedding.ts';
+import type { RateLimits } from './rate-limit.ts';
+
+/**
+ * What a route tells admission about a request; `body` has passed the route's schema.
+ * `checked` is what `check` returned (for a batch route: its items that passed their
+ * rules), kept for the handler as `req.admitted`.
+ */
+export interface Admission {
+  capability: Capability;
+  /** the model that serves the request (legacy names mapped) */
+  model(body: any): string;
+  /**
+   * validation rules beyond the schema (services/gateway/validation.ts): throws
+   * ServiceError to refuse the request; a batch route returns its per-item outcome
+   */
+  check?(body: any): unknown;
+  /** request items it becomes (events on the request topic); 0: nothing for a model to do */
+  items(body: any, checked: any): number;
+  /** billable units it asks for, counted by the rate limit; default `items` */
+  units?(body: any): number;
+}
+
+/** Adds the hook of the module comment to `app`. */
+export function registerAdmission(app: FastifyInstance, o: { limits: RateLimits; dispatcher: Dispatcher; inflight: InflightItems }): void {
+  app.addHook('preHandler', async (req, reply) => {
+    const a = req.routeOptions.config?.admission;
+    if (!a) return;
+    const checked = a.check?.(req.body);
+    req.admitted = checked;
+    const items = a.items(req.body, checked);
+    const units = a.units ? a.units(req.body) : items;
+    await o.limits.chargeKey(reply, req.apiKey!.id, units - 1, 1);
+    // a batch whose every item failed its rules is answered without a model
+    if (items === 0) return;
+    o.dispatcher.assertServed(a.capability, a.model(req.body));
+    const release = o.inflight.acquire(a.capability, items);
+    reply.raw.once('close', release);
+  });
+}

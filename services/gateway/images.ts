@@ -1,0 +1,55 @@
+/**
+ * The image threads of a gateway (piscina): extraction images are checked, decoded and
+ * scaled down there (services/gateway/image-decode.ts), never on the thread that serves
+ * HTTP. At most IMAGE_THREADS images are decoded at once and {@link IMAGE_QUEUE} wait;
+ * beyond that a request is answered 503 with `Retry-After`. A request whose client went
+ * away has its waiting images dropped (the request's abort signal).
+ */
+import { Piscina } from 'piscina';
+import { ServiceError, invalid } from '../lib/errors.ts';
+import type { ImageOutcome, ImageTask } from './image-decode.ts';
+
+const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+/** Images waiting for a thread, at most (a full extraction batch of 16, four times). */
+export const IMAGE_QUEUE = 64;
+
+let pool: Piscina<ImageTask, ImageOutcome> | undefined;
+let decoded = 0;
+
+/** Images handed to the image threads so far in this process (tests check that a refused request decoded none). */
+export function imagesDecoded(): number { return decoded; }
+
+function threads(): Piscina<ImageTask, ImageOutcome> {
+  pool ??= new Piscina<ImageTask, ImageOutcome>({
+    filename: new URL('./image-thread.mjs', import.meta.url).href,
+    workerData: { entry: new URL(`./image-decode${EXT}`, import.meta.url).href },
+    minThreads: 0, maxThreads: Math.max(1, Number(process.env.IMAGE_THREADS ?? 2)), maxQueue: IMAGE_QUEUE, idleTimeout: 60_000,
+  });
+  return pool;
+}
+
+/**
+ * Checks and decodes an image off the event loop.
+ * @param field the field's path for messages, e.g. `documents[3].image`
+ * @returns the bytes to send on
+ * @throws ServiceError INVALID_REQUEST (400) for a refused image; OVERLOADED (503) when the queue is full
+ */
+export async function decodeImage(image: string, field = 'image', signal?: AbortSignal): Promise<Buffer> {
+  let out: ImageOutcome;
+  decoded++;
+  try {
+    out = await threads().run({ image, field }, { signal });
+  } catch (err) {
+    if ((err as Error).message?.includes('queue is at limit')) throw new ServiceError('OVERLOADED', 'too many images waiting to be decoded; retry shortly', { retryAfterS: 1, cause: err });
+    throw err;
+  }
+  if (!out.ok) throw invalid(out.error);
+  return Buffer.from(out.bytes.buffer, out.bytes.byteOffset, out.bytes.byteLength);
+}
+
+/** Stops the image threads (tests, shutdown). */
+export async function closeImageThreads(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  await p?.close();
+}
