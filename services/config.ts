@@ -32,6 +32,8 @@ const schema = {
     MAX_INFLIGHT_BODY_BYTES: { type: 'integer', default: 268435456, minimum: 1048576 },
     MAX_INFLIGHT_ITEMS: { type: 'string', default: '', pattern: '^([a-z-]+=\\d+)?(,[a-z-]+=\\d+)*$' },
     SHUTDOWN_GRACE_MS: { type: 'integer', default: 10000, minimum: 100 },
+    HEALTH_PORT: { type: 'integer', default: 0, minimum: 0, maximum: 65535 },
+    LIVENESS_STALL_MS: { type: 'integer', default: 10000, minimum: 1000 },
     METRICS_TOKEN: { type: 'string', default: '' },
     WORKER_HEARTBEAT_MS: { type: 'integer', default: 2000, minimum: 10 },
     TRANSPORT: { type: 'string', default: 'memory', enum: ['memory', 'kafka'] },
@@ -95,6 +97,10 @@ export interface Config {
   MAX_INFLIGHT_ITEMS: string;
   /** longest time from SIGTERM/SIGINT to exit, ms */
   SHUTDOWN_GRACE_MS: number;
+  /** port of the health thread's /health and /ready (services/health); 0 = none */
+  HEALTH_PORT: number;
+  /** the health port's /health fails when the main event loop has not turned for this long, ms */
+  LIVENESS_STALL_MS: number;
   /** bearer token of GET /metrics; empty = /metrics answers 403 */
   METRICS_TOKEN: string;
   WORKER_HEARTBEAT_MS: number;

@@ -11,7 +11,9 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
-import { parseServices, startRuntime } from './runtime.ts';
+import { startHealthPort, type HealthSource } from './health/health.ts';
+import { VERSION } from './lib/version.ts';
+import { parseServices, startRuntime, type Runtime } from './runtime.ts';
 
 const { values } = parseArgs({ options: { service: { type: 'string', multiple: true, default: [] } } });
 const config = loadConfig();
@@ -20,20 +22,33 @@ if (config.TRANSPORT === 'memory' && (values.service?.length ?? 0) > 0) {
   console.error('--service needs TRANSPORT=kafka: embedded mode runs every service in one process');
   process.exit(2);
 }
-const rt = await startRuntime(config, { services });
-if (rt.gateway) await rt.gateway.app.listen({ port: config.PORT, host: config.HOST });
-rt.logger.info({ services, transport: config.TRANSPORT }, 'started');
-
 let stopping = false;
+let rt: Runtime | undefined;
+// the health port answers liveness from the start, and readiness once everything started
+const source: HealthSource = {
+  started: false,
+  draining: () => stopping,
+  overloaded: () => (rt?.gateway ? !rt.gateway.app.gatewayState.inflight.ready() : false),
+};
+const health = config.HEALTH_PORT > 0
+  ? await startHealthPort({ port: config.HEALTH_PORT, host: config.HOST, stallMs: config.LIVENESS_STALL_MS, version: VERSION, source })
+  : undefined;
+rt = await startRuntime(config, { services });
+if (rt.gateway) await rt.gateway.app.listen({ port: config.PORT, host: config.HOST });
+source.started = true;
+rt.logger.info({ services, transport: config.TRANSPORT, healthPort: health?.port }, 'started');
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    rt.logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'shutting down');
+    if (!rt) process.exit(1);
+    const running = rt;
+    running.logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'shutting down');
     setTimeout(() => {
-      rt.logger.error({ graceMs: config.SHUTDOWN_GRACE_MS }, 'shutdown did not finish within the grace period; exiting now');
+      running.logger.error({ graceMs: config.SHUTDOWN_GRACE_MS }, 'shutdown did not finish within the grace period; exiting now');
       process.exit(1);
     }, config.SHUTDOWN_GRACE_MS).unref();
-    rt.close().then(() => process.exit(0), (err) => { rt.logger.error({ err }, 'shutdown failed'); process.exit(1); });
+    running.close().then(() => process.exit(0), (err) => { running.logger.error({ err }, 'shutdown failed'); process.exit(1); });
   });
 }

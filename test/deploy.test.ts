@@ -72,6 +72,17 @@ describe('deploy/ (Kubernetes)', () => {
     const svc = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'lmstream-gateway')!;
     expect(svc.spec.ports[0].targetPort).toBe(port);
   });
+  it('probes every pod on the health thread port: liveness /health, and the gateway readiness /ready', () => {
+    for (const d of deployments) {
+      const c = d.spec.template.spec.containers[0];
+      const health = c.ports?.find((p: { name: string }) => p.name === 'health');
+      expect(health?.containerPort, d.metadata.name).toBe(Number(env.HEALTH_PORT));
+      expect(c.livenessProbe.httpGet, d.metadata.name).toEqual({ path: '/health', port: 'health' });
+      expect(c.livenessProbe.timeoutSeconds, d.metadata.name).toBe(1);
+    }
+    const gw = deployments.find((d) => d.metadata.name === 'lmstream-gateway')!.spec.template.spec.containers[0];
+    expect(gw.readinessProbe.httpGet).toEqual({ path: '/ready', port: 'health' });
+  });
   it('scales each worker on the lag of the consumer group and topic the code uses', () => {
     const scaled = docs.filter((d) => d.kind === 'ScaledObject');
     expect(scaled).toHaveLength(CAPABILITIES.length);
