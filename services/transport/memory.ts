@@ -19,9 +19,18 @@ export interface MemoryTransportOptions {
   retentionMs?: number;
   /** most messages kept per partition (default 200,000; trimmed a tenth at a time, see trim) */
   maxMessagesPerPartition?: number;
+  /**
+   * most bytes (values, keys and headers) kept per partition once every live consumer
+   * group has committed them (default 32 MiB; Kafka's `retention.bytes`, but never
+   * dropping what a group still has to read), so that a burst does not stay in memory
+   * for the time retention
+   */
+  maxBytesPerPartition?: number;
+  /** how often every partition is trimmed, also those nobody appends to, ms (default 10 s; 0: only on append) */
+  trimIntervalMs?: number;
 }
 
-interface Partition { base: number; messages: ConsumedMessage[]; }
+interface Partition { base: number; messages: ConsumedMessage[]; bytes: number; }
 interface Topic { name: string; partitions: Partition[]; retentionMs: number; }
 
 class Group {
@@ -41,8 +50,20 @@ export class MemoryTransport implements Transport {
   readonly options: Required<MemoryTransportOptions>;
 
   constructor(options: MemoryTransportOptions = {}) {
-    this.options = { defaultPartitions: 4, retentionMs: 3_600_000, maxMessagesPerPartition: 200_000, ...options };
+    this.options = { defaultPartitions: 4, retentionMs: 3_600_000, maxMessagesPerPartition: 200_000, maxBytesPerPartition: 32 * 1024 * 1024, trimIntervalMs: 10_000, ...options };
     this.events.setMaxListeners(0);
+    if (this.options.trimIntervalMs > 0) {
+      this.trimTimer = setInterval(() => this.trimAll(), this.options.trimIntervalMs);
+      this.trimTimer.unref();
+    }
+  }
+
+  private trimTimer?: NodeJS.Timeout;
+
+  /** Applies retention to every partition (a burst's messages go even when nothing more is appended). */
+  trimAll(): void {
+    const now = Date.now();
+    for (const t of this.topics.values()) for (const part of t.partitions) this.trim(t, part, now);
   }
 
   async ensureTopics(specs: TopicSpec[]): Promise<void> {
@@ -57,7 +78,7 @@ export class MemoryTransport implements Transport {
   topic(name: string, partitions = this.options.defaultPartitions, retentionMs = this.options.retentionMs): Topic {
     let t = this.topics.get(name);
     if (!t) {
-      t = { name, retentionMs, partitions: Array.from({ length: partitions }, () => ({ base: 0, messages: [] })) };
+      t = { name, retentionMs, partitions: Array.from({ length: partitions }, () => ({ base: 0, messages: [], bytes: 0 })) };
       this.topics.set(name, t);
       for (const g of this.groups.values()) if (g.members.some((m) => m.options.topics.includes(name))) this.rebalance(g);
     }
@@ -72,10 +93,12 @@ export class MemoryTransport implements Transport {
       const p = m.partition ?? (m.key != null ? partitionForKey(m.key, t.partitions.length) : this.roundRobin++ % t.partitions.length);
       const part = t.partitions[p];
       if (!part) throw new RangeError(`partition ${p} of topic ${topicName} does not exist`);
-      part.messages.push({
+      const stored: ConsumedMessage = {
         topic: topicName, partition: p, offset: part.base + part.messages.length, key: m.key ?? null,
         value: m.value, headers: { ...(m.headers ?? {}) }, timestamp: now,
-      });
+      };
+      part.messages.push(stored);
+      part.bytes += sizeOf(stored);
       this.trim(t, part, now);
     }
     this.events.emit(`append:${topicName}`);
@@ -93,6 +116,7 @@ export class MemoryTransport implements Transport {
    */
   private trim(t: Topic, part: Partition, now: number): void {
     const msgs = part.messages;
+    if (msgs.length === 0) return;
     const max = this.options.maxMessagesPerPartition;
     let drop = msgs.length - max >= Math.max(1, Math.floor(max / 10)) ? msgs.length - max : 0;
     const chunk = Math.max(1, Math.floor(msgs.length / 10));
@@ -102,7 +126,32 @@ export class MemoryTransport implements Transport {
       drop = Math.max(drop, chunk);
       while (drop < msgs.length && expired(drop)) drop++;
     }
-    if (drop > 0) { msgs.splice(0, drop); part.base += drop; }
+    // bytes: the oldest messages go until a tenth under the limit, once it is passed, but
+    // only those every live consumer group has committed (a crash in one process loses
+    // the whole log anyway, so size retention here only frees what was consumed)
+    const maxBytes = this.options.maxBytesPerPartition;
+    if (part.bytes > maxBytes) {
+      const consumed = this.committedFloor(t.name, msgs[0]!.partition) - part.base;
+      let bytes = part.bytes;
+      for (let i = 0; i < drop; i++) bytes -= sizeOf(msgs[i]!);
+      while (drop < Math.min(msgs.length - 1, consumed) && bytes > maxBytes * 0.9) bytes -= sizeOf(msgs[drop++]!);
+    }
+    if (drop > 0) {
+      for (const m of msgs.splice(0, drop)) part.bytes -= sizeOf(m);
+      part.base += drop;
+    }
+  }
+
+  /** The lowest offset committed on a partition by a consumer group with live members (end offset when none). */
+  private committedFloor(topic: string, partition: number): number {
+    const part = this.topics.get(topic)!.partitions[partition]!;
+    let floor = part.base + part.messages.length;
+    for (const g of this.groups.values()) {
+      if (g.members.length === 0 || !g.members.some((m) => m.options.topics.includes(topic))) continue;
+      const c = g.committed.get(`${topic}:${partition}`);
+      if (c !== undefined && c < floor) floor = c;
+    }
+    return floor;
   }
 
   /** @internal messages of a partition from `offset`, at most `max` */
@@ -137,6 +186,7 @@ export class MemoryTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    if (this.trimTimer) clearInterval(this.trimTimer);
     this.events.removeAllListeners();
   }
 
@@ -202,6 +252,13 @@ export class MemoryTransport implements Transport {
       g.members.forEach((m, i) => m.assign(per[i]!, g.generation));
     }
   }
+}
+
+/** Bytes a stored message counts for size retention: value, key and headers (UTF-16 lengths as bytes). */
+function sizeOf(m: ConsumedMessage): number {
+  let n = m.value.length + (m.key?.length ?? 0) + 64;
+  for (const k in m.headers) n += k.length + m.headers[k]!.length;
+  return n;
 }
 
 class MemoryConsumer implements Consumer {

@@ -104,6 +104,40 @@ describe('MemoryTransport', () => {
     expect(kept.map((m) => Number(m.value.toString()))).toEqual(Array.from({ length: 5000 - start }, (_, i) => start + i));
   });
 
+  it('keeps at most maxBytesPerPartition, dropping the oldest, and trims idle partitions on its timer (regression: a burst stayed in memory)', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 1, maxBytesPerPartition: 10_000, retentionMs: 100, trimIntervalMs: 50 });
+    await t.producer().send('t', Array.from({ length: 100 }, (_, i) => ({ key: null, value: Buffer.alloc(500, i) })));
+    const kept = t.endOffset('t', 0) - t.startOffset('t', 0);
+    // 100 messages of about 564 bytes: at most 10,000 bytes stay
+    expect(kept).toBeGreaterThan(10);
+    expect(kept).toBeLessThanOrEqual(18);
+    expect(t.read('t', 0, 0, 1000).map((m) => m.value[0])).toEqual(Array.from({ length: kept }, (_, i) => 100 - kept + i));
+    // nothing more is appended: the timer drops what is older than retention
+    await new Promise((r) => setTimeout(r, 250));
+    expect(t.read('t', 0, 0, 1000)).toEqual([]);
+    expect(t.startOffset('t', 0)).toBe(100);
+    await t.close();
+  });
+
+  it('drops for size only what every live consumer group has committed', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 1, maxBytesPerPartition: 10_000, trimIntervalMs: 0 });
+    let release!: () => void;
+    const hold = new Promise<void>((r) => { release = r; });
+    const c = t.consumer({ groupId: 'g', topics: ['t'], fromBeginning: true, maxBatchSize: 5 });
+    const seen: number[] = [];
+    // the group reads 5 messages and holds them uncommitted
+    await c.run(async (b) => { seen.push(...b.messages.map((m) => m.offset)); await hold; });
+    await t.producer().send('t', Array.from({ length: 100 }, (_, i) => ({ key: null, value: Buffer.alloc(500, i) })));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(t.startOffset('t', 0)).toBe(0);
+    release();
+    await until(() => seen.length === 100, 2000, 'all read');
+    await t.producer().send('t', [{ key: null, value: Buffer.alloc(500) }]);
+    expect(t.endOffset('t', 0) - t.startOffset('t', 0)).toBeLessThanOrEqual(20);
+    await c.stop();
+    await t.close();
+  });
+
   it('drops messages older than retention', async () => {
     const t = new MemoryTransport({ defaultPartitions: 1, retentionMs: 50 });
     await t.producer().send('t', Array.from({ length: 30 }, (_, i) => msg(`old${i}`)));
