@@ -4,8 +4,8 @@
  * Beyond the capability's limit a request is answered 503 `OVERLOADED` with
  * `Retry-After` at once, instead of queueing behind work that would only finish after
  * its deadline. A limit is items in flight, so by Little's law the longest wait it
- * allows is limit / throughput: 2,048 language-ID texts at about 20,000 texts/s is about
- * 0.1 s of queue. Readiness (`GET /ready`) goes false while any capability is at 90 % of
+ * allows is limit / throughput: 8,192 language-ID texts at about 20,000 texts/s is about
+ * 0.4 s of queue. Readiness (`GET /ready`) goes false while any capability is at 90 % of
  * its limit, so a load balancer sends new work elsewhere.
  */
 import { CAPABILITIES, type Capability } from '../capabilities.ts';
@@ -13,13 +13,16 @@ import { ServiceError } from '../lib/errors.ts';
 import { inflightItems, shedRequests } from '../lib/metrics.ts';
 
 /**
- * Default limits, items in flight per gateway: language ID runs about 20,000 texts/s
- * per worker; diacritization is per text a longer text; the generative capabilities take
- * about a second per item on a GPU (spec: "about 1 second per document"), so their
- * limits are what a few workers finish within the default request timeout.
+ * Default limits, items in flight per gateway. Language ID: a worker's micro-batch queue
+ * (max_queue_size 8,192 of models/lid-*), about 0.4 s of work at 20,000 texts/s; 2,048
+ * shed half the batches of 256 at 1× capacity in `npm run bench:overload`, since 16
+ * connections at that rate keep about 8 batches in flight. Diacritization is per text a
+ * longer text. The generative capabilities take about a second per item on a GPU (spec:
+ * "about 1 second per document"), so their limits are what a few workers finish within
+ * the default request timeout.
  */
 export const DEFAULT_INFLIGHT_ITEMS: Readonly<Record<Capability, number>> = {
-  'language-id': 2048, diacritize: 1024, questions: 256, decide: 256, extract: 64,
+  'language-id': 8192, diacritize: 1024, questions: 256, decide: 256, extract: 64,
 };
 
 /** Share of a limit at which readiness goes false. */
