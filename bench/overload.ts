@@ -5,13 +5,15 @@
  * then offers 1× and 4× that rate (autocannon `overallRate`, open loop, over 256 / 1,024
  * connections for single texts and 16 / 512 for batches, BENCH_DURATION s each) and prints
  * per row: answered requests/s, 2xx/s, p50 / p99 latency of every answer, the status mix,
- * the latency of `GET /health` asked every 100 ms by a separate process during the load
- * (p50 / p99 / max, failures), and the service's resident memory: before the row, its
- * peak (VmHWM) and 10 s after the row ended (does memory come back after a burst?).
+ * the latency of `GET /health` asked every 100 ms by separate processes during the load
+ * (p50 / p99 / max and failures, on the main port and on HEALTH_PORT, the health thread's
+ * port, where the tree has one), and the service's resident memory: before the row and
+ * its peak (VmHWM), and after each 4× row also 30 s after it ended (does memory come back
+ * after a burst? V8 gives its heap back after about 20 s of idle).
  *
- * `--baseline REF` runs the same rows first against REF (a git worktree of it in a
- * temporary folder, sharing this checkout's node_modules) and prints both, so the
- * before/after comparison comes from one run on one machine.
+ * `--baseline REF` runs the same rows first against REF (bench/baseline.ts: a git
+ * worktree of it) and prints both, so the before/after comparison comes from one run on
+ * one machine.
  *
  * Environment: BENCH_DURATION (s per row, default 10), BENCH_MODEL (default
  * lid-neural-608). Linux only (/proc). Everything, the load generator included, runs on
@@ -19,11 +21,12 @@
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { checkoutBaseline } from './baseline.ts';
 import { SENTENCES } from './sentences.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -31,6 +34,7 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const MODEL = process.env.BENCH_MODEL ?? 'lid-neural-608';
 const KEY = 'bench-key';
 const PORT = 18191;
+const HEALTH_PORT = 18192;
 const BASE = `http://127.0.0.1:${PORT}`;
 
 const { values: args } = parseArgs({ options: { baseline: { type: 'string' } } });
@@ -50,7 +54,7 @@ function startService(tree: string): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', join(tree, 'services/main.ts')], {
     cwd: tree,
     env: {
-      ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'error', LOG_REQUESTS: 'false', API_KEYS: KEY,
+      ...process.env, PORT: String(PORT), HEALTH_PORT: String(HEALTH_PORT), HOST: '127.0.0.1', LOG_LEVEL: 'error', LOG_REQUESTS: 'false', API_KEYS: KEY,
       // the rows measure overload, not the per-key rate limit
       RATE_LIMIT_MAX: '1000000000', DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-overload-')),
     },
@@ -72,9 +76,11 @@ async function ready(): Promise<void> {
   throw new Error('the service did not become ready');
 }
 
-/** Starts the /health prober; `stop()` resolves with its figures. */
-function healthProbe(): { stop(): Promise<{ n: number; failed: number; p50: number; p99: number; max: number }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/health-probe.ts'), `${BASE}/health`], { stdio: ['pipe', 'pipe', 'inherit'] });
+interface Probe { n: number; failed: number; p50: number; p99: number; max: number }
+
+/** Starts a /health prober; `stop()` resolves with its figures. */
+function healthProbe(url: string): { stop(): Promise<Probe> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/health-probe.ts'), url], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => { out += String(d); });
   return {
@@ -84,8 +90,10 @@ function healthProbe(): { stop(): Promise<{ n: number; failed: number; p50: numb
 
 interface Row {
   tree: string; row: string; 'answers/s': number; '2xx/s': number; 'p50 ms': number; 'p99 ms': number; statuses: string;
-  'health p50/p99/max ms': string; 'health failed': number; 'RSS before/peak/after MB': string;
+  '/health p50/p99/max ms (failed)': string; 'health port p50/p99/max ms (failed)': string; 'RSS before / peak / 30 s after MB': string;
 }
+
+const probeText = (p: Probe) => (p.n > 0 && p.failed === p.n && p.max < 50 ? 'none' : `${p.p50} / ${p.p99} / ${p.max} (${p.failed})`);
 
 const statusMix = (r: autocannon.Result) => {
   const codes = Object.entries((r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {}).map(([c, s]) => `${c}:${s.count}`);
@@ -93,27 +101,28 @@ const statusMix = (r: autocannon.Result) => {
   return codes.join(' ');
 };
 
-async function measure(tree: string, pid: number, row: string, path: string, body: object, connections: number, rate: number | undefined, duration: number): Promise<{ row: Row; result: autocannon.Result }> {
+async function measure(tree: string, pid: number, row: string, path: string, body: object, connections: number, rate: number | undefined, duration: number, settleS = 0): Promise<{ row: Row; result: autocannon.Result }> {
   const before = memoryMb(pid, 'VmRSS');
   resetPeak(pid);
-  const probe = healthProbe();
+  const probe = healthProbe(`${BASE}/health`);
+  const portProbe = healthProbe(`http://127.0.0.1:${HEALTH_PORT}/health`);
   const result = await autocannon({
     url: BASE, connections, duration, timeout: 60, ...(rate ? { overallRate: rate } : {}),
     headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
     requests: [{ method: 'POST', path, body: JSON.stringify(body) }],
   });
-  const health = await probe.stop();
+  const [health, healthPort] = await Promise.all([probe.stop(), portProbe.stop()]);
   const peak = memoryMb(pid, 'VmHWM');
-  await new Promise((r) => setTimeout(r, 10_000));
-  const after = memoryMb(pid, 'VmRSS');
+  if (settleS > 0) await new Promise((r) => setTimeout(r, settleS * 1000));
+  const after = settleS > 0 ? String(memoryMb(pid, 'VmRSS')) : '–';
   const secs = duration;
   const total = Object.values((result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {}).reduce((n, s) => n + s.count, 0);
   return {
     result,
     row: {
       tree, row, 'answers/s': Math.round(total / secs), '2xx/s': Math.round(result['2xx'] / secs), 'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99,
-      statuses: statusMix(result), 'health p50/p99/max ms': `${health.p50} / ${health.p99} / ${health.max}`, 'health failed': health.failed,
-      'RSS before/peak/after MB': `${before} / ${peak} / ${after}`,
+      statuses: statusMix(result), '/health p50/p99/max ms (failed)': probeText(health), 'health port p50/p99/max ms (failed)': probeText(healthPort),
+      'RSS before / peak / 30 s after MB': `${before} / ${peak} / ${after}`,
     },
   };
 }
@@ -133,7 +142,7 @@ async function runTree(label: string, tree: string): Promise<Row[]> {
       rows.push(cap.row);
       const capacity = Math.max(1, cap.row['2xx/s']);
       for (const [times, conns] of [[1, conns1], [4, conns4]] as const) {
-        rows.push((await measure(label, pid, `${name}: ${times}× = ${capacity * times} req/s offered, ${conns} conns`, path, body, conns, capacity * times, DURATION)).row);
+        rows.push((await measure(label, pid, `${name}: ${times}× = ${capacity * times} req/s offered, ${conns} conns`, path, body, conns, capacity * times, DURATION, times === 4 ? 30 : 0)).row);
       }
     }
   } finally {
@@ -146,14 +155,8 @@ async function runTree(label: string, tree: string): Promise<Row[]> {
 
 const rows: Row[] = [];
 if (args.baseline) {
-  const dir = join(mkdtempSync(join(tmpdir(), 'bench-baseline-')), 'tree');
-  execFileSync('git', ['worktree', 'add', '--detach', dir, args.baseline], { cwd: ROOT, stdio: 'ignore' });
-  try {
-    if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-    rows.push(...await runTree(`baseline ${args.baseline}`, dir));
-  } finally {
-    execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT, stdio: 'ignore' });
-  }
+  const b = checkoutBaseline(args.baseline);
+  try { rows.push(...await runTree(`baseline ${args.baseline}`, b.dir)); } finally { b.remove(); }
 }
 rows.push(...await runTree('this tree', ROOT));
 console.log(`\nOverload, /v1/language-id, model ${MODEL}, ${DURATION} s per row (capacity probes 5 s), Node ${process.version}; latencies of every answer (2xx and refusals)`);
