@@ -14,6 +14,7 @@ import type { Capability } from '../capabilities.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { InflightItems } from './load-shedding.ts';
 import type { RateLimits } from './rate-limit.ts';
+import { endOf } from './request-end.ts';
 
 /**
  * What a route tells admission about a request; `body` has passed the route's schema.
@@ -48,7 +49,6 @@ export function registerAdmission(app: FastifyInstance, o: { limits: RateLimits;
     // a batch whose every item failed its rules is answered without a model
     if (items === 0) return;
     o.dispatcher.assertServed(a.capability, a.model(req.body));
-    const release = o.inflight.acquire(a.capability, items);
-    reply.raw.once('close', release);
+    endOf(req, reply).onClose(o.inflight.acquire(a.capability, items));
   });
 }

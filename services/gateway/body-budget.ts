@@ -9,7 +9,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ServiceError } from '../lib/errors.ts';
-import { inflightBodyBytes, shedRequests } from '../lib/metrics.ts';
+import { shedRequests } from '../lib/metrics.ts';
+import { endOf } from './request-end.ts';
 
 /** See the module comment. */
 export class BodyBudget {
@@ -33,13 +34,11 @@ export class BodyBudget {
       throw new ServiceError('OVERLOADED', `too many large request bodies in flight (${this.maxBytes} bytes at most); retry shortly`, { retryAfterS: 1 });
     }
     this.used += bytes;
-    inflightBodyBytes.set(this.used);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.used -= bytes;
-      inflightBodyBytes.set(this.used);
     };
   }
 }
@@ -58,7 +57,6 @@ export function registerBodyBudget(app: FastifyInstance, budget: BodyBudget): vo
       reply.header('connection', 'close');
       throw new ServiceError('PAYLOAD_TOO_LARGE', `request body is ${declared} bytes, over this route's limit of ${limit} bytes`);
     }
-    const release = budget.reserve(declared ?? limit);
-    reply.raw.once('close', release);
+    endOf(req, reply).onClose(budget.reserve(declared ?? limit));
   });
 }

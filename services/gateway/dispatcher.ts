@@ -14,6 +14,7 @@ import { ServiceError, codeForStatus, modelNotInstalled } from '../lib/errors.ts
 import type { Producer } from '../transport/types.ts';
 import type { ItemResult } from '../workers/engines/types.ts';
 import type { Correlator } from './correlator.ts';
+import type { RequestEnd } from './request-end.ts';
 import type { WorkerRegistry } from './worker-registry.ts';
 
 /** A successful item of a request: what billing at delivery writes for it. */
@@ -34,8 +35,8 @@ export interface DispatchContext {
   /** ms since the epoch */
   deadline: number;
   log: FastifyBaseLogger;
-  /** aborted when the client goes away before its answer */
-  signal?: AbortSignal;
+  /** tells when the client goes away before its answer */
+  end?: RequestEnd;
   /** items answered successfully so far */
   usage: BillableItem[];
   /** index of the request's next item (a request may dispatch more than once) */
@@ -70,7 +71,7 @@ export class Dispatcher {
    */
   async dispatch<O>(capability: Capability, model: string, inputs: Array<Record<string, unknown>>, ctx: DispatchContext): Promise<Array<ItemResult<O>>> {
     this.assertServed(capability, model);
-    if (ctx.signal?.aborted) throw cancelled();
+    if (ctx.end?.cancelled) throw cancelled();
     const schema = `${capability}/request` as SchemaName;
     const values = await Promise.all(inputs.map((input) => this.codec.encode(schema, input)));
     const base = ctx.nextItem;
@@ -107,11 +108,11 @@ export class Dispatcher {
       for (const m of messages) this.correlator.cancel(m.headers[H.correlationId]!, cancelled());
       this.publishCancel(ctx);
     };
-    ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    const off = ctx.end?.onCancel(onAbort);
     let settled: Array<PromiseSettledResult<ItemResult>>;
-    try { settled = await Promise.allSettled(waits); } finally { ctx.signal?.removeEventListener('abort', onAbort); }
+    try { settled = await Promise.allSettled(waits); } finally { off?.(); }
     ctx.log.debug({ ms: Math.round(performance.now() - written) }, 'results received');
-    if (ctx.signal?.aborted) throw cancelled();
+    if (ctx.end?.cancelled) throw cancelled();
     return settled.map((s, i) => {
       if (s.status === 'rejected') return { output: null, failure: { status: (s.reason as ServiceError).status ?? 500, error: (s.reason as Error).message } };
       const r = s.value as ItemResult<O>;

@@ -10,7 +10,7 @@
  */
 import { CAPABILITIES, type Capability } from '../capabilities.ts';
 import { ServiceError } from '../lib/errors.ts';
-import { inflightItems, shedRequests } from '../lib/metrics.ts';
+import { shedRequests } from '../lib/metrics.ts';
 
 /**
  * Default limits, items in flight per gateway. Language ID: a worker's micro-batch queue
@@ -83,6 +83,5 @@ export class InflightItems {
 
   private set(capability: Capability, n: number): void {
     this.used.set(capability, n);
-    inflightItems.set({ capability }, n);
   }
 }

@@ -7,8 +7,8 @@
  *   authentication and the public GET routes (`/health`, `/ready` and `/metrics` are not
  *   counted, so probes and scrapers are never refused).
  *
- * Every answer to a counted request carries `RateLimit-Limit`, `RateLimit-Remaining`,
- * `RateLimit-Reset` (seconds) and `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers);
+ * Every answer to a counted request carries `RateLimit-Limit`, `RateLimit-Remaining` and
+ * `RateLimit-Reset` (seconds; draft-ietf-httpapi-ratelimit-headers, the fields most clients read);
  * a refusal is 429 with `Retry-After`. The budgets live in each gateway's memory: with N
  * gateways behind a load balancer a key gets up to N budgets (docs/security.md).
  */
@@ -84,6 +84,5 @@ export class RateLimits {
     reply.header('ratelimit-limit', limit);
     reply.header('ratelimit-remaining', Math.max(0, res.remainingPoints));
     reply.header('ratelimit-reset', Math.max(0, Math.ceil(res.msBeforeNext / 1000)));
-    reply.header('ratelimit-policy', `${limit};w=${this.windowS}`);
   }
 }

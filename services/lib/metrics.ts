@@ -52,14 +52,23 @@ export const ledgerWrites = new client.Counter({
   name: 'lmstream_ledger_events_total', help: 'usage events seen by billing', labelNames: ['outcome'] as const, registers: [registry],
 });
 
-/** Items a gateway has admitted and not answered, by capability (services/gateway/load-shedding.ts). */
+/** What a gateway holds now: items per capability and body bytes (read when /metrics is scraped). */
+export interface GatewayLoad { items: Record<string, number>; bodyBytes: number; }
+let gatewayLoad: (() => GatewayLoad) | undefined;
+
+/** Names where the gateway's load gauges read from (the gateway of this process). */
+export function reportGatewayLoad(source: () => GatewayLoad): void { gatewayLoad = source; }
+
+/** Items a gateway has admitted and not answered, by capability (services/gateway/load-shedding.ts); set on scrape, not per request. */
 export const inflightItems = new client.Gauge({
   name: 'lmstream_gateway_inflight_items', help: 'items admitted by this gateway and not yet answered', labelNames: ['capability'] as const, registers: [registry],
+  collect() { const load = gatewayLoad?.(); if (load) for (const [capability, n] of Object.entries(load.items)) this.set({ capability }, n); },
 });
 
-/** Bytes of request bodies a gateway holds (services/gateway/body-budget.ts). */
+/** Bytes of request bodies a gateway holds (services/gateway/body-budget.ts); set on scrape. */
 export const inflightBodyBytes = new client.Gauge({
   name: 'lmstream_gateway_inflight_body_bytes', help: 'declared bytes of request bodies being read or held', registers: [registry],
+  collect() { const load = gatewayLoad?.(); if (load) this.set(load.bodyBytes); },
 });
 
 /** Requests refused 503 by load shedding, by reason (a capability, or body-bytes). */

@@ -88,7 +88,7 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
   }, async (req) => {
     const body = req.body as Doc & { model?: string };
     const model = body.model ?? DEFAULT_MODEL.extract;
-    const event = await toEvent(body, req.admitted as Record<string, unknown>, model, '', contextOf(req).signal);
+    const event = await toEvent(body, req.admitted as Record<string, unknown>, model, '', contextOf(req).end?.signal);
     const [r] = await deps.dispatcher.dispatch<ExtractOutput>('extract', model, [event], contextOf(req));
     const out = outputOf(r!);
     return { model, data: JSON.parse(out.data) as unknown, confidence: JSON.parse(out.confidence) as unknown, usage: { documents: 1 } };
@@ -102,7 +102,7 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
     const plan = req.admitted as DocumentPlan;
     const { results } = plan;
     const valid: Array<{ index: number; id: unknown; event: Record<string, unknown> }> = [];
-    const signal = req.dispatchContext?.signal;
+    const signal = req.dispatchContext?.end?.signal;
     // the images of the valid documents decode in parallel in the image threads
     await Promise.all(plan.valid.map(async (v) => {
       try {
