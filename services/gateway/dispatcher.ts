@@ -29,7 +29,7 @@ export interface BillableItem {
 
 /** Who asked, until when, and what was answered. */
 export interface DispatchContext {
-  /** made by the gateway (UUIDv7), never the client's: it keys correlation ids and usage event ids */
+  /** made by the gateway (a random UUID), never the client's: it keys correlation ids and usage event ids */
   requestId: string;
   keyId: string;
   /** ms since the epoch */
