@@ -8,8 +8,8 @@
  * the latency of `GET /health` asked every 100 ms by separate processes during the load
  * (p50 / p99 / max and failures, on the main port and on HEALTH_PORT, the health thread's
  * port, where the tree has one), and the service's resident memory: before the row and
- * its peak (VmHWM), and after each 4× row also 30 s after it ended (does memory come back
- * after a burst? V8 gives its heap back after about 20 s of idle).
+ * its peak (VmHWM), and after each 4× row also 45 s after it ended (does memory come back
+ * after a burst? V8 gives its heap back after about 30 s of idle).
  *
  * `--baseline REF` runs the same rows first against REF (bench/baseline.ts: a git
  * worktree of it) and prints both, so the before/after comparison comes from one run on
@@ -90,7 +90,7 @@ function healthProbe(url: string): { stop(): Promise<Probe> } {
 
 interface Row {
   tree: string; row: string; 'answers/s': number; '2xx/s': number; 'p50 ms': number; 'p99 ms': number; statuses: string;
-  '/health p50/p99/max ms (failed)': string; 'health port p50/p99/max ms (failed)': string; 'RSS before / peak / 30 s after MB': string;
+  '/health p50/p99/max ms (failed)': string; 'health port p50/p99/max ms (failed)': string; 'RSS before / peak / 45 s after MB': string;
 }
 
 const probeText = (p: Probe) => (p.n > 0 && p.failed === p.n && p.max < 50 ? 'none' : `${p.p50} / ${p.p99} / ${p.max} (${p.failed})`);
@@ -122,7 +122,7 @@ async function measure(tree: string, pid: number, row: string, path: string, bod
     row: {
       tree, row, 'answers/s': Math.round(total / secs), '2xx/s': Math.round(result['2xx'] / secs), 'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99,
       statuses: statusMix(result), '/health p50/p99/max ms (failed)': probeText(health), 'health port p50/p99/max ms (failed)': probeText(healthPort),
-      'RSS before / peak / 30 s after MB': `${before} / ${peak} / ${after}`,
+      'RSS before / peak / 45 s after MB': `${before} / ${peak} / ${after}`,
     },
   };
 }
@@ -142,7 +142,7 @@ async function runTree(label: string, tree: string): Promise<Row[]> {
       rows.push(cap.row);
       const capacity = Math.max(1, cap.row['2xx/s']);
       for (const [times, conns] of [[1, conns1], [4, conns4]] as const) {
-        rows.push((await measure(label, pid, `${name}: ${times}× = ${capacity * times} req/s offered, ${conns} conns`, path, body, conns, capacity * times, DURATION, times === 4 ? 30 : 0)).row);
+        rows.push((await measure(label, pid, `${name}: ${times}× = ${capacity * times} req/s offered, ${conns} conns`, path, body, conns, capacity * times, DURATION, times === 4 ? 45 : 0)).row);
       }
     }
   } finally {
