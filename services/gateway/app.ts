@@ -24,6 +24,7 @@ import { registerAuth } from './auth.ts';
 import { BodyBudget, registerBodyBudget } from './body-budget.ts';
 import type { RouteDeps } from './deps.ts';
 import { registerDelivery } from './delivery.ts';
+import { closeImageThreads, configureImageThreads } from './images.ts';
 import { registerJsonParser } from './json-body.ts';
 import { BODY_LIMITS } from './limits.ts';
 import { InflightItems, parseInflightItems } from './load-shedding.ts';
@@ -109,6 +110,8 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { allowUnionTypes: true, coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false } },
   });
   registerJsonParser(app);
+  configureImageThreads(config.IMAGE_THREADS);
+  app.addHook('onClose', async () => { await closeImageThreads(); });
 
   const limits = new RateLimits({ keyMax: config.RATE_LIMIT_MAX, anonMax: config.RATE_LIMIT_ANON_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
   const state: GatewayState = {
@@ -153,14 +156,15 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     httpLatency.observe({ route, method: req.method }, reply.elapsedTime / 1000);
   });
 
-  // cheap refusals first: auth and rate limits, then the body's declared size and budget
+  // cheap refusals first (onRequest): auth and rate limits, shutting down, a capability
+  // already full, then the body's declared size and budget; after the schema (preHandler):
+  // the rest of the units, model availability, load; then the request's context
   registerAuth(app, opts.keys, limits);
   app.addHook('onRequest', async (req) => {
     if (state.draining && req.routeOptions.config?.admission) throw new ServiceError('SHUTTING_DOWN', 'this gateway is shutting down; retry on another', { retryAfterS: 1 });
   });
-  registerBodyBudget(app, state.bodies);
-  // after the schema: the rest of the units, model availability, load; then the request's context
   registerAdmission(app, { limits, dispatcher: opts.dispatcher, inflight: state.inflight });
+  registerBodyBudget(app, state.bodies);
   registerDelivery(app, { config, recorder: state.recorder });
 
   await app.register(swagger, {

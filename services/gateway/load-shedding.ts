@@ -54,6 +54,15 @@ export class InflightItems {
   inFlight(capability: Capability): number { return this.used.get(capability) ?? 0; }
 
   /**
+   * Refuses at once when the capability is at its limit (no room for even one item).
+   * @throws ServiceError OVERLOADED (503, Retry-After 1 s)
+   */
+  assertRoom(capability: Capability): void {
+    const used = this.inFlight(capability);
+    if (used >= this.limits[capability]) throw this.overloaded(capability, used);
+  }
+
+  /**
    * Admits `items` of a request. A request is admitted when the capability has room, or
    * when nothing of it is in flight (so a batch larger than the limit still runs alone).
    * @returns the function that gives the items back (idempotent)
@@ -62,10 +71,7 @@ export class InflightItems {
   acquire(capability: Capability, items: number): () => void {
     const used = this.inFlight(capability);
     const limit = this.limits[capability];
-    if (used > 0 && used + items > limit) {
-      shedRequests.inc({ reason: capability });
-      throw new ServiceError('OVERLOADED', `${capability} is overloaded on this gateway (${used} items in flight, at most ${limit}); retry shortly`, { retryAfterS: 1 });
-    }
+    if (used > 0 && used + items > limit) throw this.overloaded(capability, used);
     this.set(capability, used + items);
     let released = false;
     return () => {
@@ -73,6 +79,11 @@ export class InflightItems {
       released = true;
       this.set(capability, this.inFlight(capability) - items);
     };
+  }
+
+  private overloaded(capability: Capability, used: number): ServiceError {
+    shedRequests.inc({ reason: capability });
+    return new ServiceError('OVERLOADED', `${capability} is overloaded on this gateway (${used} items in flight, at most ${this.limits[capability]}); retry shortly`, { retryAfterS: 1 });
   }
 
   /** Whether every capability is below {@link NOT_READY_SHARE} of its limit. */

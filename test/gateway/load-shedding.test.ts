@@ -3,13 +3,11 @@
  * capability and answers 503 with Retry-After beyond; readiness goes false meanwhile,
  * while liveness (/health) keeps answering.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Embedded } from '../../services/embedded.ts';
+import { describe, expect, it } from 'vitest';
 import { parseInflightItems, DEFAULT_INFLIGHT_ITEMS } from '../../services/gateway/load-shedding.ts';
-import { AUTH, post, slowWorker, startService } from '../helpers/service.ts';
+import { AUTH, post, servicesClosedAfterEach, slowWorker } from '../helpers/service.ts';
 
-const running: Embedded[] = [];
-afterEach(async () => { await Promise.all(running.splice(0).map((s) => s.close())); });
+const service = servicesClosedAfterEach();
 
 describe('MAX_INFLIGHT_ITEMS', () => {
   it('overrides the defaults per capability and refuses unknown names', () => {
@@ -21,8 +19,7 @@ describe('MAX_INFLIGHT_ITEMS', () => {
 
 describe('in-flight items per capability', () => {
   it('answers 503 with Retry-After beyond the limit instead of queueing, and admits again when items finish (regression: it queued everything)', async () => {
-    const svc = await startService({ MAX_INFLIGHT_ITEMS: 'language-id=10' }, { capabilities: [] });
-    running.push(svc);
+    const svc = await service({ MAX_INFLIGHT_ITEMS: 'language-id=10' }, { capabilities: [] });
     const slow = await slowWorker(svc, 700);
     try {
       // 8 texts in flight, held by the slow worker
@@ -39,20 +36,26 @@ describe('in-flight items per capability', () => {
       const ready = await svc.gateway.app.inject({ method: 'GET', url: '/ready' });
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toMatchObject({ ready: false, overloaded: ['language-id'], inflight_items: { 'language-id': 9 } });
+      // full: refused before its body is read (a body that does not even parse gets 503, not 400)
+      const last = post(svc, '/v1/language-id', { text: 'the tenth', model: 'lid-lite-608' });
+      await new Promise((r) => setTimeout(r, 50));
+      const early = await svc.gateway.app.inject({ method: 'POST', url: '/v1/language-id', headers: { ...AUTH, 'content-type': 'application/json' }, payload: '{"not json' });
+      expect(early.statusCode).toBe(503);
+      expect(early.json().error).toMatch(/10 items in flight, at most 10/);
       expect((await svc.gateway.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
       // other capabilities have their own limits
       expect((await post(svc, '/v1/diacritize', { text: 'Tieng Viet' })).status).toBe(503);
       expect((await post(svc, '/v1/diacritize', { text: 'Tieng Viet' })).body.error).toMatch(/no worker serves diacritize/);
       expect((await held).status).toBe(200);
       expect((await fits).status).toBe(200);
+      expect((await last).status).toBe(200);
       expect((await svc.gateway.app.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ ready: true, inflight_items: { 'language-id': 0 } });
       expect((await post(svc, '/v1/language-id/batch', { texts: ['one', 'two', 'three'], model: 'lid-lite-608' })).status).toBe(200);
     } finally { await slow.stop(); }
   });
 
   it('gives back the items of a client that went away', async () => {
-    const svc = await startService({ MAX_INFLIGHT_ITEMS: 'language-id=4' }, { capabilities: [] });
-    running.push(svc);
+    const svc = await service({ MAX_INFLIGHT_ITEMS: 'language-id=4' }, { capabilities: [] });
     const slow = await slowWorker(svc, 2000);
     try {
       await svc.gateway.app.listen({ port: 0, host: '127.0.0.1' });
