@@ -35,6 +35,7 @@ const schema = {
     HEALTH_PORT: { type: 'integer', default: 0, minimum: 0, maximum: 65535 },
     LIVENESS_STALL_MS: { type: 'integer', default: 10000, minimum: 1000 },
     METRICS_TOKEN: { type: 'string', default: '' },
+    IMAGE_THREADS: { type: 'integer', default: 2, minimum: 1, maximum: 64 },
     WORKER_HEARTBEAT_MS: { type: 'integer', default: 2000, minimum: 10 },
     TRANSPORT: { type: 'string', default: 'memory', enum: ['memory', 'kafka'] },
     KAFKA_BROKERS: { type: 'string', default: 'localhost:9092' },
@@ -103,6 +104,8 @@ export interface Config {
   LIVENESS_STALL_MS: number;
   /** bearer token of GET /metrics; empty = /metrics answers 403 */
   METRICS_TOKEN: string;
+  /** threads that check and decode extraction images (services/gateway/images.ts) */
+  IMAGE_THREADS: number;
   WORKER_HEARTBEAT_MS: number;
   /** event log: `memory` (embedded) or `kafka` */
   TRANSPORT: 'memory' | 'kafka';

@@ -1,7 +1,8 @@
 /**
  * The image threads of a gateway (piscina): extraction images are checked, decoded and
  * scaled down there (services/gateway/image-decode.ts), never on the thread that serves
- * HTTP. At most IMAGE_THREADS images are decoded at once and {@link IMAGE_QUEUE} wait;
+ * HTTP. At most IMAGE_THREADS (config; {@link configureImageThreads}) images are decoded
+ * at once and {@link IMAGE_QUEUE} wait;
  * beyond that a request is answered 503 with `Retry-After`. A request whose client went
  * away has its waiting images dropped (the request's abort signal).
  */
@@ -15,6 +16,10 @@ export const IMAGE_QUEUE = 64;
 
 let pool: Piscina<ImageTask, ImageOutcome> | undefined;
 let decoded = 0;
+let maxThreads = 2;
+
+/** Sets how many image threads run (IMAGE_THREADS); takes effect when the pool starts. */
+export function configureImageThreads(n: number): void { maxThreads = Math.max(1, n); }
 
 /** Images handed to the image threads so far in this process (tests check that a refused request decoded none). */
 export function imagesDecoded(): number { return decoded; }
@@ -23,7 +28,7 @@ function threads(): Piscina<ImageTask, ImageOutcome> {
   pool ??= new Piscina<ImageTask, ImageOutcome>({
     filename: new URL('./image-thread.mjs', import.meta.url).href,
     workerData: { entry: new URL(`./image-decode${EXT}`, import.meta.url).href },
-    minThreads: 0, maxThreads: Math.max(1, Number(process.env.IMAGE_THREADS ?? 2)), maxQueue: IMAGE_QUEUE, idleTimeout: 60_000,
+    minThreads: 0, maxThreads, maxQueue: IMAGE_QUEUE, idleTimeout: 60_000,
   });
   return pool;
 }
