@@ -1,21 +1,15 @@
 /**
  * The event pipeline end to end in embedded mode: crashes, replays and deadlines.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { Embedded } from '../services/embedded.ts';
 import { CapabilityWorker } from '../services/workers/worker.ts';
 import { H, topicsFor } from '../services/events/topics.ts';
 import { loadConfig } from '../services/config.ts';
-import { post, startService, until } from './helpers/service.ts';
+import { post, servicesClosedAfterEach, until } from './helpers/service.ts';
 
-const running: Embedded[] = [];
-afterEach(async () => { await Promise.all(running.splice(0).map((s) => s.close())); });
-async function service(...args: Parameters<typeof startService>): Promise<Embedded> {
-  const s = await startService(...args);
-  running.push(s);
-  return s;
-}
+const service = servicesClosedAfterEach();
 
 const TEXTS = ['Guten Morgen, wie geht es dir heute?', 'Buenos días, ¿cómo estás hoy?', 'Good morning, how are you today?', 'Bonjour, comment vas-tu aujourd’hui ?'];
 

@@ -4,17 +4,15 @@
  * HTTP (a listening gateway and raw sockets), since these happen before Fastify has a body.
  */
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
 import { BODY_LIMITS } from '../../services/gateway/limits.ts';
-import { AUTH, KEY, slowWorker, startService, until } from '../helpers/service.ts';
+import { AUTH, KEY, servicesClosedAfterEach, slowWorker, startService, until } from '../helpers/service.ts';
 
-const running: Embedded[] = [];
-afterEach(async () => { await Promise.all(running.splice(0).map((s) => s.close())); });
+const service = servicesClosedAfterEach();
 
 async function listening(overrides: Parameters<typeof startService>[0] = {}, opts: Parameters<typeof startService>[1] = {}): Promise<{ svc: Embedded; port: number }> {
-  const svc = await startService(overrides, opts);
-  running.push(svc);
+  const svc = await service(overrides, opts);
   await svc.gateway.app.listen({ port: 0, host: '127.0.0.1' });
   return { svc, port: (svc.gateway.app.server.address() as { port: number }).port };
 }

@@ -4,18 +4,11 @@
  * whose client went away.
  */
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Embedded } from '../../services/embedded.ts';
+import { describe, expect, it } from 'vitest';
 import { cancelledItems, expiredItems } from '../../services/lib/metrics.ts';
-import { AUTH, post, slowWorker, startService, until } from '../helpers/service.ts';
+import { AUTH, post, servicesClosedAfterEach, slowWorker, until } from '../helpers/service.ts';
 
-const running: Embedded[] = [];
-afterEach(async () => { await Promise.all(running.splice(0).map((s) => s.close())); });
-async function service(...args: Parameters<typeof startService>): Promise<Embedded> {
-  const s = await startService(...args);
-  running.push(s);
-  return s;
-}
+const service = servicesClosedAfterEach();
 
 const metric = async (m: typeof cancelledItems) => (await m.get()).values.filter((v) => v.labels.model === 'lid-lite-608').reduce((n, v) => n + v.value, 0);
 

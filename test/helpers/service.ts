@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { afterEach } from 'vitest';
 import { loadConfig, type Config } from '../../services/config.ts';
 import { startEmbedded, type Embedded, type EmbeddedOptions } from '../../services/embedded.ts';
 
@@ -55,4 +56,18 @@ export async function slowWorker(svc: Embedded, delayMs: number, config: Partial
   await w.start();
   await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat of the slow worker');
   return w;
+}
+
+/**
+ * A starter of services that are closed after each test of the calling test file (call
+ * it at the file's top level: it registers the `afterEach`).
+ */
+export function servicesClosedAfterEach(): (...args: Parameters<typeof startService>) => Promise<Embedded> {
+  const running: Embedded[] = [];
+  afterEach(async () => { await Promise.all(running.splice(0).map((s) => s.close())); });
+  return async (...args) => {
+    const s = await startService(...args);
+    running.push(s);
+    return s;
+  };
 }
