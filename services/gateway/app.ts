@@ -150,6 +150,10 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       req.log = req.log.child({ clientReqId: given });
     }
   });
+  // while draining, every answer closes its connection, so that the listener can close
+  app.addHook('onSend', async (_req, reply) => {
+    if (state.draining) reply.header('connection', 'close');
+  });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });

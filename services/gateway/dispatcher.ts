@@ -113,6 +113,9 @@ export class Dispatcher {
     try { settled = await Promise.allSettled(waits); } finally { off?.(); }
     ctx.log.debug({ ms: Math.round(performance.now() - written) }, 'results received');
     if (ctx.end?.cancelled) throw cancelled();
+    // a gateway shutting down fails the whole request, with its Retry-After
+    const shutdown = settled.find((s) => s.status === 'rejected' && s.reason instanceof ServiceError && s.reason.code === 'SHUTTING_DOWN');
+    if (shutdown) throw (shutdown as PromiseRejectedResult).reason;
     return settled.map((s, i) => {
       if (s.status === 'rejected') return { output: null, failure: { status: (s.reason as ServiceError).status ?? 500, error: (s.reason as Error).message } };
       const r = s.value as ItemResult<O>;

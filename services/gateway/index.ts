@@ -56,15 +56,24 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     transport: o.transportName, keys: o.keys, logger: o.logger,
     billingLag: () => o.transport.consumerLag(billingGroup(o.config.TOPIC_PREFIX), topics.usage),
   });
+  let closing: Promise<void> | undefined;
+  const close = async (drainMs: number) => {
+    app.gatewayState.draining = true;
+    const closed = app.close();
+    // requests still waiting at the end of the drain time are answered 503; a second
+    // later, connections still open (kept alive, or a client not reading) are closed
+    const timer = setTimeout(() => {
+      correlator.failAll(new ServiceError('SHUTTING_DOWN', 'the gateway shut down before the answer; retry', { retryAfterS: 1 }));
+      setTimeout(() => app.server.closeAllConnections?.(), 1000).unref();
+    }, drainMs);
+    try { await closed; } finally { clearTimeout(timer); }
+    await Promise.all([correlator.stop(), registry.stop()]);
+  };
   return {
     instanceId, app, correlator, registry,
-    async close(drainMs = o.config.SHUTDOWN_GRACE_MS / 2) {
-      app.gatewayState.draining = true;
-      const closed = app.close();
-      // requests still waiting at the end of the drain time are answered 503
-      const timer = setTimeout(() => correlator.failAll(new ServiceError('SHUTTING_DOWN', 'the gateway shut down before the answer; retry', { retryAfterS: 1 })), drainMs);
-      try { await closed; } finally { clearTimeout(timer); }
-      await Promise.all([correlator.stop(), registry.stop()]);
+    close(drainMs = o.config.SHUTDOWN_GRACE_MS / 2) {
+      closing ??= close(drainMs);
+      return closing;
     },
   };
 }
