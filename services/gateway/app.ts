@@ -23,6 +23,7 @@ import { registerAdmission } from './admission.ts';
 import { registerAuth } from './auth.ts';
 import { BodyBudget, registerBodyBudget } from './body-budget.ts';
 import type { RouteDeps } from './deps.ts';
+import type { GatewayState } from './state.ts';
 import { registerDelivery } from './delivery.ts';
 import { closeImageThreads, configureImageThreads } from './images.ts';
 import { registerJsonParser } from './json-body.ts';
@@ -45,21 +46,6 @@ export interface BuildOptions extends Omit<RouteDeps, 'state'> {
   logger: Logger;
 }
 
-/** What a gateway knows about its own load, for `/ready`, `/v1/usage` and shutdown. */
-export interface GatewayState {
-  /** true once shutdown began: `/ready` answers 503 and new model requests are refused */
-  draining: boolean;
-  inflight: InflightItems;
-  bodies: BodyBudget;
-  recorder: UsageRecorder;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** the gateway's own state (see {@link GatewayState}) */
-    gatewayState: GatewayState;
-  }
-}
 
 /** A client's `X-Request-Id` worth echoing and logging: printable ASCII, at most 128 characters. */
 const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;

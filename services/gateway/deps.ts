@@ -4,7 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Admission } from './admission.ts';
-import type { GatewayState } from './app.ts';
+import type { GatewayState } from './state.ts';
 import type { EventCodec } from '../events/codec.ts';
 import type { Topics } from '../events/topics.ts';
 import type { Ledger } from '../billing/ledger.ts';
