@@ -1,6 +1,9 @@
 /**
  * The event pipeline end to end in embedded mode: crashes, replays and deadlines.
  */
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { Embedded } from '../services/embedded.ts';
@@ -75,10 +78,23 @@ describe('pipeline', () => {
     } finally { await slow.stop(); }
   });
 
+  it('keeps the error code a worker raised across the log: a model that fails to load is 500 INFERENCE_FAILED, not a code guessed from the status', async () => {
+    // a model repository whose lid-lite-608 has its config but a broken ONNX file
+    const repo = mkdtempSync(join(tmpdir(), 'broken-repo-'));
+    cpSync(join(import.meta.dirname, '..', 'models', 'lid-lite-608'), join(repo, 'lid-lite-608'), { recursive: true });
+    writeFileSync(join(repo, 'lid-lite-608', '1', 'model.onnx'), 'not an onnx file');
+    const svc = await service({ MODEL_REPOSITORY: repo, DLQ_MAX_ATTEMPTS: 1 }, { capabilities: ['language-id'] });
+    await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+    const r = await post(svc, '/v1/language-id', { text: 'hello there my friend', model: 'lid-lite-608' });
+    expect(r.status).toBe(500);
+    // the cause (onnxruntime's message, with a server path) stays in the worker's log
+    expect(r.body).toEqual({ status: 500, code: 'INFERENCE_FAILED', error: "model lid-lite-608 failed to run; the worker's log has the cause" });
+  });
+
   it('answers 503 when no worker serves the capability', async () => {
     const svc = await service({}, { capabilities: [] });
     const r = await post(svc, '/v1/language-id', { text: 'hello there', model: 'lid-lite-608' });
-    expect(r).toEqual({ status: 503, body: { error: 'no worker serves language-id; model lid-lite-608 is unavailable', status: 503 } });
+    expect(r).toEqual({ status: 503, body: { error: 'no worker serves language-id; model lid-lite-608 is unavailable', status: 503, code: 'NO_WORKER' } });
   });
 
   it('answers a request event that does not decode with a 400 result and parks it in the dead-letter topic', async () => {
@@ -90,7 +106,7 @@ describe('pipeline', () => {
       headers: { [H.correlationId]: 'poison:0', [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.capability]: 'language-id', [H.deadline]: String(Date.now() + 5000) },
     }]);
     const result = await wait;
-    expect(result.failure).toMatchObject({ status: 400 });
+    expect(result.failure).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
     const [dead] = svc.transport.read(topics.deadLetter('language-id'), 0, 0, 10);
     expect(dead!.value.toString()).toBe('not avro at all');
     expect(dead!.headers).toMatchObject({ [H.correlationId]: 'poison:0', [H.attempts]: '1', error: expect.stringMatching(/does not decode/) });

@@ -15,7 +15,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { ServiceError } from '../lib/errors.ts';
+import { ServiceError, codeForStatus, errorBody } from '../lib/errors.ts';
 import { CAPABILITIES } from '../capabilities.ts';
 import { httpLatency, httpRequests, registry as metricsRegistry, reportGatewayLoad } from '../lib/metrics.ts';
 import type { KeyStore } from '../keys/store.ts';
@@ -67,7 +67,7 @@ function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, s
   const [status, message] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
     ? [408, 'the request was not received in full in time (BODY_TIMEOUT_MS)']
     : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'request headers are too large'] : [400, 'malformed HTTP request'];
-  const body = JSON.stringify({ error: message, status });
+  const body = JSON.stringify(errorBody(status === 408 ? 'BODY_TIMEOUT' : status === 431 ? 'HEADERS_TOO_LARGE' : 'INVALID_REQUEST', message));
   socket.end(`HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }
 
@@ -115,17 +115,17 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       if (err.retryAfterS !== undefined) reply.header('retry-after', err.retryAfterS);
       return reply.code(err.status).send(err.toJSON());
     }
-    if (err.validation) return reply.code(400).send({ error: err.message, status: 400 });
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: `request body is too large (${err.message})`, status: 413 });
-    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: 'Content-Type must be application/json', status: 415 });
+    if (err.validation) return reply.code(400).send(errorBody('INVALID_REQUEST', err.message));
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(errorBody('PAYLOAD_TOO_LARGE', `request body is too large (${err.message})`));
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send(errorBody('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       const msg = err.code?.startsWith('FST_ERR_CTP') ? `malformed JSON body: ${err.message}` : err.message;
-      return reply.code(err.statusCode).send({ error: msg, status: err.statusCode });
+      return reply.code(err.statusCode).send({ error: msg, status: err.statusCode, code: codeForStatus(err.statusCode) });
     }
     req.log.error({ err }, 'request failed');
-    return reply.code(500).send({ error: 'internal error', status: 500 });
+    return reply.code(500).send(errorBody('INTERNAL', 'internal error'));
   });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: `route ${req.method} ${req.url.split('?')[0]} not found`, status: 404 }));
+  app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody('NOT_FOUND', `route ${req.method} ${req.url.split('?')[0]} not found`)));
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -12,7 +12,7 @@ import { H } from '../events/topics.ts';
 import { ServiceError } from '../lib/errors.ts';
 import { lateReplies, pendingReplies } from '../lib/metrics.ts';
 import type { Batch, Consumer, Transport } from '../transport/types.ts';
-import type { ItemResult } from '../workers/engines/types.ts';
+import { failed, type ItemResult } from '../workers/engines/types.ts';
 
 interface Pending { resolve(r: ItemResult): void; reject(e: Error): void; timer: NodeJS.Timeout; }
 
@@ -92,7 +92,7 @@ export class Correlator {
         result = await this.codec.decode(`${capability}/result` as SchemaName, msg.value);
       } catch (err) {
         this.log.error({ err, correlationId: id }, 'undecodable reply');
-        result = { output: null, failure: { status: 500, error: 'the worker sent a result that does not decode' } };
+        result = failed('INTERNAL', 'the worker sent a result that does not decode');
       }
       clearTimeout(p.timer);
       this.pending.delete(id);

@@ -10,9 +10,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { usageQuantity, type Capability } from '../capabilities.ts';
 import type { EventCodec, SchemaName } from '../events/codec.ts';
 import { H, type Topics } from '../events/topics.ts';
-import { ServiceError, codeForStatus, modelNotInstalled } from '../lib/errors.ts';
+import { ServiceError, codeOf, modelNotInstalled } from '../lib/errors.ts';
 import type { Producer } from '../transport/types.ts';
-import type { ItemResult } from '../workers/engines/types.ts';
+import { failed, type ItemResult } from '../workers/engines/types.ts';
 import type { Correlator } from './correlator.ts';
 import type { RequestEnd } from './request-end.ts';
 import type { WorkerRegistry } from './worker-registry.ts';
@@ -117,7 +117,10 @@ export class Dispatcher {
     const shutdown = settled.find((s) => s.status === 'rejected' && s.reason instanceof ServiceError && s.reason.code === 'SHUTTING_DOWN');
     if (shutdown) throw (shutdown as PromiseRejectedResult).reason;
     return settled.map((s, i) => {
-      if (s.status === 'rejected') return { output: null, failure: { status: (s.reason as ServiceError).status ?? 500, error: (s.reason as Error).message } };
+      if (s.status === 'rejected') {
+        const e = s.reason instanceof ServiceError ? s.reason : new ServiceError('INTERNAL', (s.reason as Error).message);
+        return failed(e.code, e.message) as ItemResult<O>;
+      }
       const r = s.value as ItemResult<O>;
       if (r.output) ctx.usage.push({ itemIndex: base + i, capability, model, quantity: usageQuantity(capability, r.output as Record<string, unknown>) });
       return r;
@@ -140,7 +143,7 @@ const cancelled = () => new ServiceError('CANCELLED', 'the client closed the con
  * @throws ServiceError with the failure's status
  */
 export function outputOf<O>(r: ItemResult<O>): O {
-  if (r.failure) throw new ServiceError(codeForStatus(r.failure.status), r.failure.error);
+  if (r.failure) throw new ServiceError(codeOf(r.failure), r.failure.error);
   return r.output as O;
 }
 
@@ -151,7 +154,7 @@ export function outputOf<O>(r: ItemResult<O>): O {
  */
 export function outputsOf<O>(rs: Array<ItemResult<O>>): O[] {
   return rs.map((r, i) => {
-    if (r.failure) throw new ServiceError(codeForStatus(r.failure.status), `item ${i}: ${r.failure.error}`);
+    if (r.failure) throw new ServiceError(codeOf(r.failure), `item ${i}: ${r.failure.error}`);
     return r.output as O;
   });
 }

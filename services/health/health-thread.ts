@@ -27,7 +27,7 @@ const server = createServer((req, res) => {
     res.end(text);
   };
   const path = (req.url ?? '/').split('?')[0];
-  if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, { error: 'only GET', status: 405 });
+  if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, { error: 'only GET', status: 405, code: 'METHOD_NOT_ALLOWED' });
   if (path === '/health') {
     return stall < data.stallMs
       ? send(200, { status: 'ok', version: data.version, loop_stall_ms: stall })
@@ -42,7 +42,7 @@ const server = createServer((req, res) => {
     ];
     return send(reasons.length === 0 ? 200 : 503, { ready: reasons.length === 0, reasons, loop_stall_ms: stall });
   }
-  send(404, { error: `route ${req.method} ${path} not found`, status: 404 });
+  send(404, { error: `route ${req.method} ${path} not found`, status: 404, code: 'NOT_FOUND' });
 });
 server.keepAliveTimeout = 5000;
 server.listen(data.port, data.host, () => {

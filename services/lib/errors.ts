@@ -1,7 +1,10 @@
 /**
  * Errors of the service: each has a stable code from a closed list, an HTTP status
  * and an optional cause. The JSON body of every error response is
- * `{"error": "<message>", "status": <code>}` (the shape of a batch failure entry).
+ * `{"error": "<message>", "status": <HTTP status>, "code": "<code>"}` (the fields of a
+ * batch failure entry, plus the code). Codes travel with failures across the event log
+ * (schemas/common/failure.avsc), so a 503 says MODEL_NOT_INSTALLED or QUEUE_FULL as it
+ * was raised.
  */
 
 /** Closed list of error codes and their HTTP statuses. */
@@ -10,9 +13,11 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   BODY_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
   CANCELLED: 499,
   CONTEXT_TOO_LONG: 413,
   RATE_LIMITED: 429,
@@ -45,9 +50,28 @@ export class ServiceError extends Error {
     if (options?.retryAfterS !== undefined) this.retryAfterS = Math.max(1, Math.ceil(options.retryAfterS));
   }
   /** The JSON body of an error response. */
-  toJSON(): { error: string; status: number } {
-    return { error: this.message, status: this.status };
+  toJSON(): ErrorBody {
+    return { error: this.message, status: this.status, code: this.code };
   }
+}
+
+/** The JSON body of every error response. */
+export interface ErrorBody { error: string; status: number; code: ErrorCode; }
+
+/** The JSON body of an error with `code` and `message`. */
+export const errorBody = (code: ErrorCode, message: string): ErrorBody => ({ error: message, status: ERROR_STATUS[code], code });
+
+/** Whether a string is one of the codes of {@link ERROR_STATUS}. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_STATUS, code);
+}
+
+/**
+ * The code of a failure that crossed the event log: its own when it names one (and its
+ * status matches), else the first code of its status (from producers older than the field).
+ */
+export function codeOf(failure: { status: number; code?: string }): ErrorCode {
+  return isErrorCode(failure.code) && ERROR_STATUS[failure.code] === failure.status ? failure.code : codeForStatus(failure.status);
 }
 
 /** 400: the request breaks a rule; `message` names the field and the rule. */

@@ -5,6 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { isErrorCode } from '../lib/errors.ts';
 import { EngineError, type EngineContext, type ItemResult } from './engines/types.ts';
 
 const THREAD_URL = new URL(`./inference-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
@@ -16,7 +17,7 @@ const RESPAWN_DELAY_MS = 500;
 export class InferenceThread {
   private worker!: Worker;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private readonly pending = new Map<number, { model: string; resolve(v: unknown): void; reject(e: Error): void }>();
   /** calls sent and not answered (terminate waits for them: see terminate) */
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
@@ -34,12 +35,17 @@ export class InferenceThread {
       workerData: { entry: THREAD_URL.href, engine: this.engineUrl.href, context: this.context },
     });
     this.worker.unref();
-    this.worker.on('message', (m: { id: number; ok: boolean; results?: unknown; error?: string; status?: number }) => {
+    this.worker.on('message', (m: { id: number; ok: boolean; results?: unknown; error?: string; code?: string }) => {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
       if (m.ok) p.resolve(m.results);
-      else p.reject(new EngineError(m.status ?? 500, m.error ?? 'inference failed'));
+      else if (isErrorCode(m.code)) p.reject(new EngineError(m.code, m.error ?? 'inference failed'));
+      else {
+        // details (paths, stack) stay in the log; the items' answer names the model only
+        this.log.error({ model: p.model, error: m.error }, 'inference failed');
+        p.reject(new EngineError('INFERENCE_FAILED', `model ${p.model} failed to run; the worker's log has the cause`));
+      }
     });
     this.worker.on('error', (err) => this.log.error({ err }, 'inference thread error'));
     this.worker.on('exit', (code) => {
@@ -57,7 +63,7 @@ export class InferenceThread {
     if (this.closed) return Promise.reject(new Error('inference thread is stopped'));
     const id = this.nextId++;
     const call = new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.pending.set(id, { model, resolve: resolve as (v: unknown) => void, reject });
       this.worker.postMessage({ id, op, model, inputs });
     });
     this.inFlight.add(call);

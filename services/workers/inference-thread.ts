@@ -1,7 +1,7 @@
 /**
  * Entry of an inference thread (worker_threads). It owns the onnxruntime sessions of
  * one capability's engine, so `session.run()` never blocks the main event loop.
- * Messages in: {id, op: 'load'|'unload'|'run', model, inputs?}; out: {id, ok, results?, error?, status?}.
+ * Messages in: {id, op: 'load'|'unload'|'run', model, inputs?}; out: {id, ok, results?, error?, code?}.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Engine, EngineContext } from './engines/types.ts';
@@ -18,7 +18,9 @@ parentPort!.on('message', async (msg: { id: number; op: 'load' | 'unload' | 'run
     const results = msg.op === 'run' ? await engine.run(msg.model, msg.inputs ?? []) : undefined;
     parentPort!.postMessage({ id: msg.id, ok: true, results });
   } catch (err) {
-    const e = err as { message?: string; status?: number };
-    parentPort!.postMessage({ id: msg.id, ok: false, error: e.message ?? String(err), status: e.status ?? 500 });
+    // an EngineError's code and message are the items' answer; anything else (onnxruntime
+    // failing, a bug) carries no code and is reported to the worker's log, not to clients
+    const e = err as { message?: string; code?: string; name?: string };
+    parentPort!.postMessage({ id: msg.id, ok: false, error: e.message ?? String(err), code: e.name === 'EngineError' ? e.code : undefined });
   }
 });

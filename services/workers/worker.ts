@@ -16,13 +16,13 @@ import type { Config } from '../config.ts';
 import type { EventCodec, SchemaName } from '../events/codec.ts';
 import { H, topicsFor, type Topics } from '../events/topics.ts';
 import type { UsageEvent } from '../billing/ledger.ts';
-import { ServiceError } from '../lib/errors.ts';
+import { ServiceError, type ErrorCode } from '../lib/errors.ts';
 import { cancelledItems, expiredItems, microBatchSize, queueDepth } from '../lib/metrics.ts';
 import { ModelRepository } from '../models/repository.ts';
 import type { Batch, ConsumedMessage, Consumer, OutgoingMessage, Producer, Transport } from '../transport/types.ts';
 import { MicroBatcher, type BatchPolicy } from './batcher.ts';
 import { InferenceThread } from './inference-pool.ts';
-import { EngineError, type ItemResult } from './engines/types.ts';
+import { EngineError, failed, type ItemResult } from './engines/types.ts';
 
 /** Engine module of each capability that has one in this release. */
 const ENGINES: Partial<Record<Capability, URL>> = {
@@ -199,7 +199,7 @@ export class CapabilityWorker {
 
   /** Loads a model into the inference thread. @throws EngineError(503) when not installed */
   async load(model: string): Promise<void> {
-    if (!this.thread || !this.repo.installed(model)) throw new EngineError(503, `model ${model} is not installed`);
+    if (!this.thread || !this.repo.installed(model)) throw new EngineError('MODEL_NOT_INSTALLED', `model ${model} is not installed`);
     await this.thread.load(model);
     this.loaded.add(model);
     this.lastUsed.set(model, Date.now());
@@ -229,7 +229,7 @@ export class CapabilityWorker {
         const error = `request event does not decode with schema ${this.requestSchema}: ${(err as Error).message}`;
         this.log.error({ err, offset: msg.offset, partition: msg.partition, correlationId: msg.headers[H.correlationId] }, 'undecodable request event sent to the dead-letter topic');
         poison.push({ topic: this.topics.deadLetter(this.opts.capability), m: this.deadLetter(msg, error, 1) });
-        const reply = await this.failureMessage(msg, 400, error);
+        const reply = await this.failureMessage(msg, 'INVALID_REQUEST', error);
         if (reply) poison.push({ topic: msg.headers[H.replyTopic]!, m: reply.message });
         continue;
       }
@@ -240,7 +240,7 @@ export class CapabilityWorker {
       const { result } = await this.batcher(input.model).enqueue({ msg, input }, deadline);
       this.applyBackpressure();
       work.push(result.then((o) => o.published, (err: unknown) => {
-        if (err instanceof ServiceError) return this.publish([{ msg, input }], [{ output: null, failure: { status: err.status, error: err.message } }]);
+        if (err instanceof ServiceError) return this.publish([{ msg, input }], [failed(err.code, err.message)]);
         throw err;
       }));
     }
@@ -288,7 +288,7 @@ export class CapabilityWorker {
         // nobody waits for an expired or cancelled item any more: nothing is published for it
         (_item, reason) => {
           (reason === 'expired' ? expiredItems : cancelledItems).inc({ model });
-          return { result: { output: null, failure: { status: 504, error: `item ${reason} before it ran` } }, published: Promise.resolve() };
+          return { result: failed('DEADLINE_EXCEEDED', `item ${reason} before it ran`), published: Promise.resolve() };
         },
         (item) => this.isCancelled(item.msg),
       );
@@ -306,7 +306,7 @@ export class CapabilityWorker {
     this.lastUsed.set(model, Date.now());
     let results: ItemResult[];
     if (!this.thread || !this.repo.installed(model)) {
-      results = items.map(() => ({ output: null, failure: { status: 503, error: `model ${model} is not installed` } }));
+      results = items.map(() => failed('MODEL_NOT_INSTALLED', `model ${model} is not installed`));
     } else {
       try {
         results = await this.thread.run(model, items.map((i) => i.input));
@@ -316,13 +316,13 @@ export class CapabilityWorker {
         // attempt, dead-letter items tried DLQ_MAX_ATTEMPTS times, and let the rest be
         // delivered again (their offsets stay uncommitted)
         if (err instanceof EngineError) {
-          results = items.map(() => ({ output: null, failure: { status: err.status, error: err.message } }));
+          results = items.map(() => failed(err.code, err.message));
         } else {
           const exhausted = items.filter((i) => this.countAttempt(i.msg) >= this.opts.config.DLQ_MAX_ATTEMPTS);
           if (exhausted.length === 0) throw err;
           const error = `inference failed ${this.opts.config.DLQ_MAX_ATTEMPTS} times: ${(err as Error).message}`;
           await this.producer.send(this.topics.deadLetter(this.opts.capability), exhausted.map((i) => this.deadLetter(i.msg, error, this.opts.config.DLQ_MAX_ATTEMPTS)));
-          results = items.map(() => ({ output: null, failure: { status: 500, error } }));
+          results = items.map(() => failed('INFERENCE_FAILED', error));
         }
       }
     }
@@ -345,9 +345,9 @@ export class CapabilityWorker {
     return n;
   }
 
-  private async failureMessage(msg: ConsumedMessage, status: number, error: string): Promise<{ message: OutgoingMessage } | null> {
+  private async failureMessage(msg: ConsumedMessage, code: ErrorCode, error: string): Promise<{ message: OutgoingMessage } | null> {
     if (!msg.headers[H.replyTopic]) return null;
-    return { message: await this.resultMessage(msg, { output: null, failure: { status, error } }) };
+    return { message: await this.resultMessage(msg, failed(code, error)) };
   }
 
   private async resultMessage(msg: ConsumedMessage, result: ItemResult): Promise<OutgoingMessage> {

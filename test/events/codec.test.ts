@@ -1,5 +1,7 @@
+import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import { AvroCodec, loadSchemaFiles } from '../../services/events/codec.ts';
+import { codeOf } from '../../services/lib/errors.ts';
 import { CAPABILITIES } from '../../services/capabilities.ts';
 
 describe('AvroCodec', () => {
@@ -19,5 +21,22 @@ describe('AvroCodec', () => {
   });
   it('refuses bytes that are not an event', async () => {
     await expect(codec.decode('decide/request', Buffer.from([0xff, 0xff, 0xff]))).rejects.toThrow();
+  });
+  it('reads a failure written before failures carried a code (BACKWARD compatible), with the code empty', async () => {
+    const old = avro.Type.forSchema({ type: 'record', name: 'Failure', namespace: 'lmstream.common', fields: [{ name: 'status', type: 'int' }, { name: 'error', type: 'string' }] });
+    const current = codec.type('common/failure');
+    const read = current.createResolver(old);
+    expect(current.fromBuffer(old.toBuffer({ status: 503, error: 'queue full' }), read)).toEqual({ status: 503, error: 'queue full', code: '' });
+  });
+});
+
+describe('codeOf', () => {
+  it('keeps the code a failure was raised with, and falls back to the status for failures without one', () => {
+    expect(codeOf({ status: 503, code: 'QUEUE_FULL' })).toBe('QUEUE_FULL');
+    expect(codeOf({ status: 413, code: 'CONTEXT_TOO_LONG' })).toBe('CONTEXT_TOO_LONG');
+    expect(codeOf({ status: 503, code: '' })).toBe('MODEL_NOT_INSTALLED');
+    // a code whose status does not match is not trusted
+    expect(codeOf({ status: 500, code: 'QUEUE_FULL' })).toBe('INTERNAL');
+    expect(codeOf({ status: 400, code: 'NOT_A_CODE' })).toBe('INVALID_REQUEST');
   });
 });

@@ -30,7 +30,7 @@ describe('order of refusals', () => {
   });
   it('a batch whose every item is broken is answered item by item without a model', async () => {
     const r = await post(svc, '/v1/decide/batch', { cases: [{ id: 'a', state: '   ', questions: { q: { type: 'noul', instructions: '?' } } }] }, { authorization: `Bearer ${KEY_B}` });
-    expect(r).toEqual({ status: 200, body: { model: 'purplemist-flash-1.0', results: [{ id: 'a', error: 'cases[0].state must not be empty', status: 400 }], usage: { decisions: 0 } } });
+    expect(r).toEqual({ status: 200, body: { model: 'purplemist-flash-1.0', results: [{ id: 'a', error: 'cases[0].state must not be empty', status: 400, code: 'INVALID_REQUEST' }], usage: { decisions: 0 } } });
   });
   it('rate limit before body size: a spent key is 429 whatever its body', async () => {
     for (let i = 0; i < 11; i++) await post(svc, '/v1/warmup', null);

@@ -87,7 +87,7 @@ describe('fuzzing every POST route', () => {
       expect([200, 202, 503].includes(s) || (s >= 400 && s < 500), `${url} ${s} ${res.body.slice(0, 300)}`).toBe(true);
       const json = res.json() as Record<string, unknown>;
       if (s >= 400) {
-        expect(json, `${url} ${s}`).toEqual({ error: expect.any(String), status: s });
+        expect(json, `${url} ${s}`).toEqual({ error: expect.any(String), status: s, code: expect.any(String) });
         if (s === 503) expect(json.error).toMatch(/is not installed|no worker serves|overloaded|too many/);
       }
     }), { numRuns: Number(process.env.FUZZ_RUNS ?? 1500), seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined });

@@ -29,7 +29,7 @@ describe('deeply nested bodies', () => {
   it('answers 400 naming the limit for a state nested 5,000 deep (regression: 500, "Maximum call stack size exceeded")', async () => {
     const res = await send('/v1/decide', `{"state":${nested(5000)},"questions":{"q":{"type":"noul","instructions":"?"}}}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ status: 400, error: `JSON body is nested deeper than ${MAX_JSON_DEPTH} levels (the limit of this service)` });
+    expect(res.json()).toEqual({ status: 400, code: 'INVALID_REQUEST', error: `JSON body is nested deeper than ${MAX_JSON_DEPTH} levels (the limit of this service)` });
   });
   it('answers 400 for a template nested 10,000 deep and a decide batch case nested 5,000 deep (regression: an item lacked status)', async () => {
     expect((await send('/v1/extract', `{"template":${nested(10_000, '"string"')},"text":"x"}`)).statusCode).toBe(400);

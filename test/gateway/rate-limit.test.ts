@@ -89,7 +89,7 @@ describe('Authorization header', () => {
         headers: { authorization: [AUTH.authorization, `Bearer ${KEY_B}`] as unknown as string },
       });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ status: 400, error: 'send one Authorization header, not several' });
+      expect(res.json()).toEqual({ status: 400, error: 'send one Authorization header, not several', code: 'INVALID_REQUEST' });
     } finally { await s.close(); }
   });
 });

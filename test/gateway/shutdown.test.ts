@@ -24,7 +24,7 @@ describe('gateway shutdown', () => {
       const answer = await held;
       expect(answer.status).toBe(503);
       expect(answer.headers.get('retry-after')).toBe('1');
-      expect(await answer.json()).toEqual({ status: 503, error: 'the gateway shut down before the answer; retry' });
+      expect(await answer.json()).toEqual({ status: 503, code: 'SHUTTING_DOWN', error: 'the gateway shut down before the answer; retry' });
       await closing;
       // the listener is closed: no new connection is taken
       await expect(ask()).rejects.toThrow();

@@ -21,9 +21,9 @@ describe('auth', () => {
   it('answers 401 on every POST route without a key or with an unknown one', async () => {
     for (const url of POST_ROUTES) {
       const none = await post(svc, url, {}, {});
-      expect(none, url).toEqual({ status: 401, body: { error: 'missing API key: send Authorization: Bearer <API_KEY>', status: 401 } });
+      expect(none, url).toEqual({ status: 401, body: { error: 'missing API key: send Authorization: Bearer <API_KEY>', status: 401, code: 'UNAUTHORIZED' } });
       const bad = await post(svc, url, {}, { authorization: 'Bearer nope' });
-      expect(bad, url).toEqual({ status: 401, body: { error: 'unknown or revoked API key', status: 401 } });
+      expect(bad, url).toEqual({ status: 401, body: { error: 'unknown or revoked API key', status: 401, code: 'UNAUTHORIZED' } });
     }
   });
   it('accepts a key made by the key store and refuses it once revoked', async () => {
@@ -141,7 +141,7 @@ describe('GET /metrics', () => {
   it('is served only with METRICS_TOKEN, and is off without one (regression: /metrics was public)', async () => {
     const none = await svc.gateway.app.inject({ method: 'GET', url: '/metrics' });
     expect(none.statusCode).toBe(401);
-    expect(none.json()).toEqual({ status: 401, error: '/metrics needs Authorization: Bearer <METRICS_TOKEN>' });
+    expect(none.json()).toEqual({ status: 401, code: 'UNAUTHORIZED', error: '/metrics needs Authorization: Bearer <METRICS_TOKEN>' });
     const key = await svc.gateway.app.inject({ method: 'GET', url: '/metrics', headers: AUTH });
     expect(key.statusCode).toBe(401);
     const off = await startService();

@@ -95,7 +95,7 @@ describe('POST /v1/decide/batch', () => {
   });
   it('answers 503 when valid cases need the model that is not installed', async () => {
     const r = await post(svc, '/v1/decide/batch', { cases: [{ id: 1, state: 'x', questions: q(1) }] });
-    expect(r).toEqual({ status: 503, body: { error: 'model purplemist-flash-1.0 is not installed', status: 503 } });
+    expect(r).toEqual({ status: 503, body: { error: 'model purplemist-flash-1.0 is not installed', status: 503, code: 'MODEL_NOT_INSTALLED' } });
   });
 });
 
@@ -119,9 +119,9 @@ describe('POST /v1/extract', () => {
     // the image rules themselves are tested in test/gateway/image.test.ts, where they run
     const before = imagesDecoded();
     const r = await post(svc, '/v1/extract', { template: { a: 'string' }, image: '!!!not base64' });
-    expect(r).toEqual({ status: 503, body: { error: 'model mist-extract-1.0 is not installed', status: 503 } });
+    expect(r).toEqual({ status: 503, body: { error: 'model mist-extract-1.0 is not installed', status: 503, code: 'MODEL_NOT_INSTALLED' } });
     const batch = await post(svc, '/v1/extract/batch', { documents: Array.from({ length: 16 }, (_, i) => ({ id: i, template: { a: 'string' }, image: Buffer.alloc(1000, 7).toString('base64') })) });
-    expect(batch).toEqual({ status: 503, body: { error: 'model mist-extract-1.0 is not installed', status: 503 } });
+    expect(batch).toEqual({ status: 503, body: { error: 'model mist-extract-1.0 is not installed', status: 503, code: 'MODEL_NOT_INSTALLED' } });
     expect(imagesDecoded()).toBe(before);
   });
   it('accepts every leaf type, a JSON-string template and a PNG data URL, then answers 503 without the model', async () => {
@@ -130,7 +130,7 @@ describe('POST /v1/extract', () => {
       h: ['x', 'y'], i: [['p', 'q', 'r']], j: ['string'], k: [{ name: 'string', amount: 'number' }], l: { nested: 'date' },
     };
     const r = await post(svc, '/v1/extract', { template: JSON.stringify(template), image: `data:image/png;base64,${PNG_1x1}`, text: 'x' });
-    expect(r).toEqual({ status: 503, body: { error: 'model mist-extract-1.0 is not installed', status: 503 } });
+    expect(r).toEqual({ status: 503, body: { error: 'model mist-extract-1.0 is not installed', status: 503, code: 'MODEL_NOT_INSTALLED' } });
   });
 });
 
@@ -145,8 +145,8 @@ describe('POST /v1/extract/batch', () => {
     ] });
     expect(r.status).toBe(200);
     expect(r.body.results).toEqual([
-      { id: 'd1', data: null, confidence: null, error: expect.stringMatching(/text|image/), status: 400 },
-      { id: 'd2', data: null, confidence: null, error: expect.stringMatching(/unknown leaf type/), status: 400 },
+      { id: 'd1', data: null, confidence: null, error: expect.stringMatching(/text|image/), status: 400, code: 'INVALID_REQUEST' },
+      { id: 'd2', data: null, confidence: null, error: expect.stringMatching(/unknown leaf type/), status: 400, code: 'INVALID_REQUEST' },
     ]);
     expect(r.body.usage).toEqual({ documents: 0 });
   });
@@ -181,7 +181,7 @@ describe('POST /v1/diacritize', () => {
   it('accepts 2-letter codes and ara-nocase, then answers 503 without the model', async () => {
     for (const language of ['vi', 'ara-nocase', 'auto', 'yor']) {
       const r = await post(svc, '/v1/diacritize', { text: 'bao', language, model: 'diactag-2.0' });
-      expect(r).toEqual({ status: 503, body: { error: 'model diactag-2.0 is not installed', status: 503 } });
+      expect(r).toEqual({ status: 503, body: { error: 'model diactag-2.0 is not installed', status: 503, code: 'MODEL_NOT_INSTALLED' } });
     }
   });
   it('checks batch sizes and per-text lists', async () => {
@@ -230,6 +230,6 @@ describe('malformed requests', () => {
   it('answers 404 with a JSON body for an unknown route', async () => {
     const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/nope' });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'route GET /v1/nope not found', status: 404 });
+    expect(res.json()).toEqual({ error: 'route GET /v1/nope not found', status: 404, code: 'NOT_FOUND' });
   });
 });

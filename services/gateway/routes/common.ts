@@ -1,13 +1,18 @@
 /**
  * Shared pieces of route schemas (OpenAPI components) and route options.
  */
+import { ERROR_STATUS } from '../../lib/errors.ts';
 import type { Admission } from '../admission.ts';
 
-/** Error body of every non-2xx response. */
+/** Error body of every non-2xx response (services/lib/errors.ts). */
 export const ERROR_BODY = {
   type: 'object',
-  properties: { error: { type: 'string' }, status: { type: 'integer' } },
-  required: ['error', 'status'],
+  properties: {
+    error: { type: 'string', description: 'what went wrong, naming the field and the rule' },
+    status: { type: 'integer', description: 'the HTTP status' },
+    code: { type: 'string', enum: Object.keys(ERROR_STATUS), description: 'stable error code; the same code always has the same status' },
+  },
+  required: ['error', 'status', 'code'],
 } as const;
 
 /** Error responses of an authenticated model route. */

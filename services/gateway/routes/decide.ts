@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
-import { ServiceError } from '../../lib/errors.ts';
+import { ServiceError, codeOf } from '../../lib/errors.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf } from '../dispatcher.ts';
 import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
@@ -132,7 +132,7 @@ export const decideRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => 
       } catch (err) {
         // only a broken rule (400, 413) is the case's failure; anything else fails the request
         if (!(err instanceof ServiceError)) throw err;
-        plan.results[index] = { id: c?.id ?? null, error: err.message, status: err.status };
+        plan.results[index] = { id: c?.id ?? null, error: err.message, status: err.status, code: err.code };
       }
     });
     return plan;
@@ -149,7 +149,7 @@ export const decideRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => 
       const rs = await deps.dispatcher.dispatch<DecideOutput>('decide', model, valid.map((v) => v.input), contextOf(req));
       rs.forEach((r, k) => {
         const v = valid[k]!;
-        if (r.failure) results[v.index] = { id: v.id, error: r.failure.error, status: r.failure.status };
+        if (r.failure) results[v.index] = { id: v.id, error: r.failure.error, status: r.failure.status, code: codeOf(r.failure) };
         else { results[v.index] = { id: v.id, answers: JSON.parse(r.output.answers) }; decisions += r.output.decisions; }
       });
     }

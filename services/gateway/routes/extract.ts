@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
-import { ServiceError } from '../../lib/errors.ts';
+import { ServiceError, codeOf } from '../../lib/errors.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf } from '../dispatcher.ts';
 import { decodeImage } from '../images.ts';
@@ -61,7 +61,7 @@ interface DocumentPlan {
   valid: Array<{ index: number; id: unknown; doc: Doc; template: Record<string, unknown> }>;
 }
 
-const failed = (id: unknown, error: string) => ({ id: id ?? null, data: null, confidence: null, error, status: 400 });
+const failed = (id: unknown, error: string) => ({ id: id ?? null, data: null, confidence: null, error, status: 400, code: 'INVALID_REQUEST' });
 
 /** Checks each document of a batch (no image decoded yet); a broken rule fails that document alone. */
 function checkDocuments(b: { documents: Array<Doc & { id?: unknown }> }): DocumentPlan {
@@ -119,7 +119,7 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
       const rs = await deps.dispatcher.dispatch<ExtractOutput>('extract', model, valid.map((v) => v.event), contextOf(req));
       rs.forEach((r, k) => {
         const v = valid[k]!;
-        if (r.failure) results[v.index] = { id: v.id, data: null, confidence: null, error: r.failure.error, status: r.failure.status };
+        if (r.failure) results[v.index] = { id: v.id, data: null, confidence: null, error: r.failure.error, status: r.failure.status, code: codeOf(r.failure) };
         else { results[v.index] = { id: v.id, data: JSON.parse(r.output.data), confidence: JSON.parse(r.output.confidence) }; documents++; }
       });
     }

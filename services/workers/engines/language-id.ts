@@ -87,7 +87,7 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
 
   async function open(name: string): Promise<Loaded> {
     const model = readLidModel(repo, name);
-    if (!model) throw new EngineError(503, `model ${name} is not installed`);
+    if (!model) throw new EngineError('MODEL_NOT_INSTALLED', `model ${name} is not installed`);
     const session = await ort.InferenceSession.create(model.modelPath, {
       executionProviders: [ctx.executionProvider],
       intraOpNumThreads: ctx.intraOpThreads,

@@ -4,10 +4,20 @@
  * event log.
  */
 
+import { ERROR_STATUS, type ErrorCode } from '../../lib/errors.ts';
+
+/** Why an item failed (schemas/common/failure.avsc): HTTP status, message, error code. */
+export interface Failure { status: number; error: string; code: string; }
+
 /** Outcome of one item, as in the `output`/`failure` fields of the result schemas. */
 export type ItemResult<O = unknown> =
   | { output: O; failure: null }
-  | { output: null; failure: { status: number; error: string } };
+  | { output: null; failure: Failure };
+
+/** The failed result of an item, with the status of its code. */
+export function failed(code: ErrorCode, error: string): { output: null; failure: Failure } {
+  return { output: null, failure: { status: ERROR_STATUS[code], error, code } };
+}
 
 /** Settings an engine gets from its worker. */
 export interface EngineContext {
@@ -35,10 +45,12 @@ export interface Engine<I = unknown, O = unknown> {
   run(model: string, inputs: I[]): Promise<Array<ItemResult<O>>>;
 }
 
-/** Error carrying an HTTP status across the thread boundary. */
+/** Error carrying an error code (and so an HTTP status) across the thread boundary. */
 export class EngineError extends Error {
-  constructor(readonly status: number, message: string) {
+  readonly status: number;
+  constructor(readonly code: ErrorCode, message: string) {
     super(message);
     this.name = 'EngineError';
+    this.status = ERROR_STATUS[code];
   }
 }
