@@ -3,19 +3,21 @@
  * (../shared/spec/api-spec.md, "What the service does" and the models table).
  */
 
+import type { UsageBillingUnit as BillingUnit, UsageCapability as AvroCapability } from './events/contract.ts';
+
 /** A capability: one request topic, one kind of worker. */
 export type Capability = 'decide' | 'extract' | 'language-id' | 'diacritize' | 'questions';
 
 export const CAPABILITIES: readonly Capability[] = ['decide', 'extract', 'language-id', 'diacritize', 'questions'];
 
 /** Billing unit of each capability (spec table "Billed per"). */
-export type BillingUnit = 'decisions' | 'documents' | 'texts' | 'characters' | 'generations';
+export type { BillingUnit };
 export const BILLING_UNIT: Readonly<Record<Capability, BillingUnit>> = {
   decide: 'decisions', extract: 'documents', 'language-id': 'texts', diacritize: 'characters', questions: 'generations',
 };
 
 /** Symbol of the capability in the Avro `Capability` enum (Avro names allow no '-'). */
-export const AVRO_CAPABILITY: Readonly<Record<Capability, string>> = {
+export const AVRO_CAPABILITY: Readonly<Record<Capability, AvroCapability>> = {
   decide: 'decide', extract: 'extract', 'language-id': 'language_id', diacritize: 'diacritize', questions: 'questions',
 };
 

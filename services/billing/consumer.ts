@@ -18,7 +18,8 @@ import type { EventCodec } from '../events/codec.ts';
 import { topicsFor } from '../events/topics.ts';
 import { ledgerWrites } from '../lib/metrics.ts';
 import type { Consumer, Transport } from '../transport/types.ts';
-import type { Ledger, UsageEvent, UsageEvents } from './ledger.ts';
+import type { UsageEvent } from '../events/contract.ts';
+import type { Ledger } from './ledger.ts';
 
 /** Consumed batches per usage partition that may wait for their ledger write at once. */
 export const IN_FLIGHT_BATCHES = 16;
@@ -88,7 +89,7 @@ export class BillingConsumer {
     await this.consumer.run(async (batch) => {
       const events: UsageEvent[] = [];
       for (const m of batch.messages) {
-        try { events.push(...(await this.codec.decode<UsageEvents>('common/usage', m.value)).events); } catch (err) {
+        try { events.push(...(await this.codec.decode('common/usage', m.value)).events); } catch (err) {
           this.log.error({ err, partition: m.partition, offset: m.offset }, 'undecodable usage message skipped');
         }
       }

@@ -6,6 +6,7 @@
  * crash between the two redelivers events the ledger already holds, which the unique
  * event id ignores, so the pair neither double-counts nor loses an event.
  */
+import type { UsageEvent } from '../events/contract.ts';
 import { migrate, openDb, type SqlDb } from '../lib/db.ts';
 
 /**
@@ -14,18 +15,6 @@ import { migrate, openDb, type SqlDb } from '../lib/db.ts';
  */
 const ROWS_PER_STATEMENT = 100;
 
-/** A usage event: one billable item (an element of `events` in schemas/common/usage.avsc). */
-export interface UsageEvent {
-  eventId: string; requestId: string; itemIndex: number; keyId: string;
-  capability: string; model: string; unit: string;
-  /** count in `unit` */
-  quantity: number;
-  /** ms since the epoch (avsc decodes timestamp-millis as Date) */
-  timestampMs: number | Date;
-}
-
-/** A message of the usage topic (schemas/common/usage.avsc): the events of one micro-batch and API key. */
-export interface UsageEvents { events: UsageEvent[]; }
 
 /** One row of a usage report. */
 export interface UsageRow {
@@ -70,7 +59,7 @@ export class Ledger {
         const chunk = events.slice(start, start + ROWS_PER_STATEMENT);
         inserted += await tx.run(
           `INSERT INTO usage_events (event_id, request_id, item_index, key_id, capability, model, unit, quantity, ts) VALUES ${chunk.map(() => '(?,?,?,?,?,?,?,?,?)').join(',')} ON CONFLICT (event_id) DO NOTHING`,
-          chunk.flatMap((e) => [e.eventId, e.requestId, e.itemIndex, e.keyId, e.capability, e.model, e.unit, e.quantity, Number(e.timestampMs instanceof Date ? e.timestampMs.getTime() : e.timestampMs)]),
+          chunk.flatMap((e) => [e.eventId, e.requestId, e.itemIndex, e.keyId, e.capability, e.model, e.unit, e.quantity, e.timestampMs]),
         );
       }
       return { inserted, duplicates: events.length - inserted };

@@ -12,15 +12,14 @@ import { fileURLToPath } from 'node:url';
 /** Folder of the .avsc files. */
 export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 
-/** Names of the event schemas: `<folder>/<file without .avsc>`. */
-export type SchemaName =
-  | 'language-id/request' | 'language-id/result'
-  | 'diacritize/request' | 'diacritize/result'
-  | 'questions/request' | 'questions/result'
-  | 'decide/request' | 'decide/result'
-  | 'extract/request' | 'extract/result'
-  | 'common/usage' | 'common/failure'
-  | 'control/worker-status' | 'control/warmup' | 'control/cancel';
+import type { SchemaName, SchemaValues } from './contract.ts';
+
+export type { SchemaName, SchemaValues } from './contract.ts';
+
+/** Schemas of request events (`<capability>/request`). */
+export type RequestSchema = Extract<SchemaName, `${string}/request`>;
+/** Schemas of result events (`<capability>/result`). */
+export type ResultSchema = Extract<SchemaName, `${string}/result`>;
 
 /** Raw schema JSON of every schema in {@link SCHEMA_DIR}, keyed by {@link SchemaName}. */
 export function loadSchemaFiles(dir = SCHEMA_DIR): Map<SchemaName, object> {
@@ -41,9 +40,9 @@ export function loadSchemaFiles(dir = SCHEMA_DIR): Map<SchemaName, object> {
  */
 export interface EventCodec {
   /** @throws Error when `value` does not match the schema (message lists the path) */
-  encode(schema: SchemaName, value: unknown): Promise<Buffer>;
+  encode<S extends SchemaName>(schema: S, value: SchemaValues[S]): Promise<Buffer>;
   /** @throws Error when `buf` is not a value of the schema */
-  decode<T = unknown>(schema: SchemaName, buf: Buffer): Promise<T>;
+  decode<S extends SchemaName>(schema: S, buf: Buffer): Promise<SchemaValues[S]>;
 }
 
 /**
@@ -84,12 +83,12 @@ export class AvroCodec implements EventCodec {
     if (!t) throw new Error(`unknown event schema ${schema}`);
     return t;
   }
-  async encode(schema: SchemaName, value: unknown): Promise<Buffer> {
+  async encode<S extends SchemaName>(schema: S, value: SchemaValues[S]): Promise<Buffer> {
     const t = this.type(schema);
     assertValid(t, schema, value);
     return t.toBuffer(value);
   }
-  async decode<T = unknown>(schema: SchemaName, buf: Buffer): Promise<T> {
-    return this.type(schema).fromBuffer(buf) as T;
+  async decode<S extends SchemaName>(schema: S, buf: Buffer): Promise<SchemaValues[S]> {
+    return this.type(schema).fromBuffer(buf) as SchemaValues[S];
   }
 }

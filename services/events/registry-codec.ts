@@ -8,7 +8,7 @@
  */
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import type avro from 'avsc';
-import { AvroCodec, type EventCodec, type SchemaName } from './codec.ts';
+import { AvroCodec, type EventCodec, type SchemaName, type SchemaValues } from './codec.ts';
 
 /**
  * Subject of each schema: `<logical topic>-value` (Confluent TopicNameStrategy). Results
@@ -58,7 +58,7 @@ export class RegistryCodec implements EventCodec {
   /** Schema id registered for a schema name. */
   idOf(schema: SchemaName): number | undefined { return this.ids.get(schema); }
 
-  async encode(schema: SchemaName, value: unknown): Promise<Buffer> {
+  async encode<S extends SchemaName>(schema: S, value: SchemaValues[S]): Promise<Buffer> {
     const id = this.ids.get(schema);
     if (id === undefined) throw new Error(`schema ${schema} is not registered`);
     // the client validates while encoding and names the invalid paths
@@ -73,12 +73,12 @@ export class RegistryCodec implements EventCodec {
    * resolver on every message).
    * @throws Error when the magic byte is wrong, the id unknown to the registry, or the schemas do not resolve
    */
-  async decode<T = unknown>(schema: SchemaName, buf: Buffer): Promise<T> {
+  async decode<S extends SchemaName>(schema: S, buf: Buffer): Promise<SchemaValues[S]> {
     if (buf.length < 5 || buf[0] !== 0) throw new Error(`not a Confluent wire-format message (magic byte ${buf[0]})`);
     const writerId = buf.readInt32BE(1);
     const reader = this.local.type(schema);
     const payload = buf.subarray(5);
-    if (writerId === this.ids.get(schema)) return reader.fromBuffer(payload) as T;
+    if (writerId === this.ids.get(schema)) return reader.fromBuffer(payload) as SchemaValues[S];
     const key = `${schema}:${writerId}`;
     let resolver = this.resolvers.get(key);
     if (!resolver) {
@@ -86,6 +86,6 @@ export class RegistryCodec implements EventCodec {
       this.resolvers.set(key, resolver);
       resolver.catch(() => this.resolvers.delete(key));
     }
-    return reader.fromBuffer(payload, await resolver) as T;
+    return reader.fromBuffer(payload, await resolver) as SchemaValues[S];
   }
 }

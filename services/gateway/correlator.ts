@@ -7,12 +7,13 @@
  */
 import type { Logger } from 'pino';
 import type { Capability } from '../capabilities.ts';
-import type { EventCodec, SchemaName } from '../events/codec.ts';
+import type { EventCodec, ResultSchema } from '../events/codec.ts';
 import { H } from '../events/topics.ts';
 import { ServiceError } from '../lib/errors.ts';
 import { lateReplies, pendingReplies } from '../lib/metrics.ts';
 import type { Batch, Consumer, Transport } from '../transport/types.ts';
-import { failed, type ItemResult } from '../workers/engines/types.ts';
+import type { ItemResult } from '../events/contract.ts';
+import { failed, itemResult } from '../events/results.ts';
 
 interface Pending { resolve(r: ItemResult): void; reject(e: Error): void; timer: NodeJS.Timeout; }
 
@@ -89,7 +90,7 @@ export class Correlator {
       const capability = msg.headers[H.capability] as Capability;
       let result: ItemResult;
       try {
-        result = await this.codec.decode(`${capability}/result` as SchemaName, msg.value);
+        result = itemResult<unknown>(await this.codec.decode(`${capability}/result` as ResultSchema, msg.value));
       } catch (err) {
         this.log.error({ err, correlationId: id }, 'undecodable reply');
         result = failed('INTERNAL', 'the worker sent a result that does not decode');

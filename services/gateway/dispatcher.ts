@@ -8,11 +8,12 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { usageQuantity, type Capability } from '../capabilities.ts';
-import type { EventCodec, SchemaName } from '../events/codec.ts';
+import type { EventCodec, RequestSchema } from '../events/codec.ts';
 import { H, type Topics } from '../events/topics.ts';
 import { ServiceError, codeOf, modelNotInstalled } from '../lib/errors.ts';
 import type { Producer } from '../transport/types.ts';
-import { failed, type ItemResult } from '../workers/engines/types.ts';
+import type { ItemResult, SchemaValues } from '../events/contract.ts';
+import { failed } from '../events/results.ts';
 import type { Correlator } from './correlator.ts';
 import type { RequestEnd } from './request-end.ts';
 import type { WorkerRegistry } from './worker-registry.ts';
@@ -69,10 +70,10 @@ export class Dispatcher {
    *   gets a 504 failure
    * @throws ServiceError 503 when no worker serves the model; Error when the log refuses the write
    */
-  async dispatch<O>(capability: Capability, model: string, inputs: Array<Record<string, unknown>>, ctx: DispatchContext): Promise<Array<ItemResult<O>>> {
+  async dispatch<O>(capability: Capability, model: string, inputs: Array<SchemaValues[RequestSchema]>, ctx: DispatchContext): Promise<Array<ItemResult<O>>> {
     this.assertServed(capability, model);
     if (ctx.end?.cancelled) throw cancelled();
-    const schema = `${capability}/request` as SchemaName;
+    const schema = `${capability}/request` as RequestSchema;
     const values = await Promise.all(inputs.map((input) => this.codec.encode(schema, input)));
     const base = ctx.nextItem;
     ctx.nextItem += inputs.length;

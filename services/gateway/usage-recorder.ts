@@ -13,7 +13,7 @@
  * holding at most {@link MAX_BUFFERED_EVENTS}.
  */
 import type { Logger } from 'pino';
-import type { UsageEvent } from '../billing/ledger.ts';
+import type { UsageEvent } from '../events/contract.ts';
 import type { EventCodec } from '../events/codec.ts';
 import { deliveredUsage } from '../lib/metrics.ts';
 import type { OutgoingMessage, Producer } from '../transport/types.ts';

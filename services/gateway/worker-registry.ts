@@ -6,13 +6,13 @@
  */
 import type { Capability } from '../capabilities.ts';
 import type { EventCodec } from '../events/codec.ts';
+import type { WorkerStatus } from '../events/contract.ts';
 import type { Batch, Consumer, Transport } from '../transport/types.ts';
 
-interface Status { instanceId: string; capability: string; models: Array<{ name: string; installed: boolean; loaded: boolean; queueDepth: number; languages: number }>; timestampMs: number; stopping: boolean; }
 
 /** See the module comment. */
 export class WorkerRegistry {
-  private readonly workers = new Map<string, Status & { seen: number }>();
+  private readonly workers = new Map<string, WorkerStatus & { seen: number }>();
   private consumer?: Consumer;
 
   constructor(private readonly transport: Transport, private readonly codec: EventCodec, private readonly topic: string,
@@ -24,14 +24,14 @@ export class WorkerRegistry {
     this.consumer = this.transport.consumer({ groupId: this.groupId, topics: [this.topic], fromBeginning: true, background: true });
     await this.consumer.run(async (b: Batch) => {
       for (const m of b.messages) {
-        const s = await this.codec.decode<Status>('control/worker-status', m.value);
+        const s = await this.codec.decode('control/worker-status', m.value);
         if (s.stopping) this.workers.delete(s.instanceId);
         else this.workers.set(s.instanceId, { ...s, seen: Math.min(Date.now(), Number(s.timestampMs)) });
       }
     });
   }
 
-  private live(capability: Capability): Array<Status & { seen: number }> {
+  private live(capability: Capability): Array<WorkerStatus & { seen: number }> {
     const now = Date.now();
     return [...this.workers.values()].filter((w) => w.capability === capability && now - w.seen < this.ttlMs);
   }
@@ -53,7 +53,7 @@ export class WorkerRegistry {
 
   /** Languages of a model as reported by a live worker (0 when unknown). */
   languages(capability: Capability, model: string): number {
-    for (const w of this.live(capability)) for (const m of w.models) if (m.name === model && m.languages > 0) return m.languages;
+    for (const w of this.live(capability)) for (const m of w.models) if (m.name === model && (m.languages ?? 0) > 0) return m.languages!;
     return 0;
   }
 

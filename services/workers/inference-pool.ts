@@ -6,7 +6,8 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { isErrorCode } from '../lib/errors.ts';
-import { EngineError, type EngineContext, type ItemResult } from './engines/types.ts';
+import { EngineError, type EngineContext } from './engines/types.ts';
+import type { ItemResult } from '../events/contract.ts';
 
 const THREAD_URL = new URL(`./inference-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 const BOOTSTRAP_URL = new URL('./thread-bootstrap.mjs', import.meta.url);

@@ -13,16 +13,17 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AVRO_CAPABILITY, BILLING_UNIT, modelsOf, usageQuantity, type Capability } from '../capabilities.ts';
 import type { Config } from '../config.ts';
-import type { EventCodec, SchemaName } from '../events/codec.ts';
+import type { EventCodec, RequestSchema, ResultSchema } from '../events/codec.ts';
+import type { ItemResult, ModelStatus, SchemaValues, UsageEvent } from '../events/contract.ts';
+import { failed } from '../events/results.ts';
 import { H, topicsFor, type Topics } from '../events/topics.ts';
-import type { UsageEvent } from '../billing/ledger.ts';
 import { ServiceError, type ErrorCode } from '../lib/errors.ts';
 import { cancelledItems, expiredItems, microBatchSize, queueDepth } from '../lib/metrics.ts';
 import { ModelRepository } from '../models/repository.ts';
 import type { Batch, ConsumedMessage, Consumer, OutgoingMessage, Producer, Transport } from '../transport/types.ts';
 import { MicroBatcher, type BatchPolicy } from './batcher.ts';
 import { InferenceThread } from './inference-pool.ts';
-import { EngineError, failed, type ItemResult } from './engines/types.ts';
+import { EngineError } from './engines/types.ts';
 
 /** Engine module of each capability that has one in this release. */
 const ENGINES: Partial<Record<Capability, URL>> = {
@@ -42,7 +43,7 @@ export interface WorkerOptions {
   batchPolicy?: Partial<BatchPolicy>;
 }
 
-interface Item { msg: ConsumedMessage; input: { model: string } & Record<string, unknown>; }
+interface Item { msg: ConsumedMessage; input: SchemaValues[RequestSchema]; }
 
 /**
  * What the micro-batcher hands back for an item: its result, and the publication of its
@@ -97,8 +98,8 @@ export class CapabilityWorker {
     this.log = opts.logger.child({ service: `worker:${opts.capability}`, instance: this.instanceId });
   }
 
-  private get requestSchema(): SchemaName { return `${this.opts.capability}/request` as SchemaName; }
-  private get resultSchema(): SchemaName { return `${this.opts.capability}/result` as SchemaName; }
+  private get requestSchema(): RequestSchema { return `${this.opts.capability}/request` as RequestSchema; }
+  private get resultSchema(): ResultSchema { return `${this.opts.capability}/result` as ResultSchema; }
 
   /** Starts consuming; resolves once the first heartbeat is published. */
   async start(): Promise<void> {
@@ -140,7 +141,7 @@ export class CapabilityWorker {
   }
 
   /** Models of this capability and whether this worker can serve them. */
-  status(): Array<{ name: string; installed: boolean; loaded: boolean; queueDepth: number; languages: number }> {
+  status(): ModelStatus[] {
     return modelsOf(this.opts.capability).map((name) => {
       const cfg = this.thread ? this.repo.config(name) : null;
       return {
@@ -357,7 +358,7 @@ export class CapabilityWorker {
       // keyless: on a reply topic without a named partition, a micro-batch's results
       // then stay together in one record batch (sticky partitioning)
       key: null,
-      value: await this.opts.codec.encode(this.resultSchema, result),
+      value: await this.opts.codec.encode(this.resultSchema, result as SchemaValues[ResultSchema]),
       // the correlation id and capability; request-id and item-index only when the request
       // named them (bulk producers match results by them)
       headers: {

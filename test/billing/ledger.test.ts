@@ -2,12 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger, type UsageEvent } from '../../services/billing/ledger.ts';
+import { Ledger } from '../../services/billing/ledger.ts';
+import type { UsageEvent } from '../../services/events/contract.ts';
 import { KeyStore } from '../../services/keys/store.ts';
 import { openDb } from '../../services/lib/db.ts';
 import { postgresBin, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 
-const ev = (requestId: string, itemIndex: number, quantity: number, unit = 'characters', ts = 1000): UsageEvent => ({
+const ev = (requestId: string, itemIndex: number, quantity: number, unit: UsageEvent['unit'] = 'characters', ts = 1000): UsageEvent => ({
   eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId: 'k1', capability: 'diacritize', model: 'diactag-2.0', unit, quantity, timestampMs: ts,
 });
 

@@ -56,7 +56,7 @@ describe('schema registry', () => {
   });
   it('registers the project schemas at start-up, and a breaking change fails the start with the subject named', async () => {
     const codec = await RegistryCodec.create(url, 'p1');
-    const req = { text: 'hi', model: 'lid-lite-608', mode: 'traffic', topK: 3, candidates: null, echoText: false };
+    const req = { text: 'hi', model: 'lid-lite-608', mode: 'traffic' as const, topK: 3, candidates: null, echoText: false };
     const buf = await codec.encode('language-id/request', req);
     expect(buf[0]).toBe(0); // Confluent wire format: magic byte, then the schema id
     expect(buf.readInt32BE(1)).toBe(codec.idOf('language-id/request'));

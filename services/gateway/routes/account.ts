@@ -48,7 +48,7 @@ export const accountRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
     const now = Date.now();
     await deps.producer.send(deps.topics.control, await Promise.all(services.map(async (s) => ({
       key: s,
-      value: await deps.codec.encode('control/warmup', { capability: WARMUP_SERVICES[s], models: modelsOf(WARMUP_SERVICES[s]!), requestedAtMs: now }),
+      value: await deps.codec.encode('control/warmup', { capability: WARMUP_SERVICES[s]!, models: modelsOf(WARMUP_SERVICES[s]!), requestedAtMs: now }),
     }))));
     return reply.code(202).send({ status: 'accepted', services });
   });

@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
+import type { DecideOutput, DecideRequest } from '../../events/contract.ts';
 import { ServiceError, codeOf } from '../../lib/errors.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf } from '../dispatcher.ts';
@@ -78,7 +79,6 @@ const BATCH_BODY = {
   },
 } as const;
 
-interface DecideOutput { answers: string; decisions: number; }
 interface DecideBody { model?: string; state: unknown; questions: Record<string, unknown>; }
 
 /**
@@ -101,7 +101,7 @@ const modelOf = (b: { model?: string }) => b.model ?? DEFAULT_MODEL.decide;
 /** The cases of a batch after their rules: failure entries by position, and the valid cases' request events. */
 interface CasePlan {
   results: Array<Record<string, unknown> | undefined>;
-  valid: Array<{ index: number; id: unknown; input: Record<string, unknown> }>;
+  valid: Array<{ index: number; id: unknown; input: DecideRequest }>;
 }
 
 /** Route plugin. */

@@ -6,6 +6,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
+import type { DiacritizeOutput } from '../../events/contract.ts';
 import { invalid } from '../../lib/errors.ts';
 import { DIACRITIZE_LANGUAGES } from '../../lid/languages.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
@@ -43,7 +44,6 @@ const BATCH_BODY = {
 } as const;
 
 interface Options { model: string; case_endings: boolean; aligned: boolean; min_confidence: number; }
-interface DiacritizeOutput { text: string; language: string; characters: number; }
 
 /** Rule: a per-text list has one entry per text. */
 export function checkPerText(list: unknown[] | undefined, texts: number, field: string): void {

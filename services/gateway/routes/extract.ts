@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
+import type { ExtractOutput, ExtractRequest } from '../../events/contract.ts';
 import { ServiceError, codeOf } from '../../lib/errors.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf } from '../dispatcher.ts';
@@ -44,13 +45,12 @@ const BATCH_BODY = {
 } as const;
 
 interface Doc { template: unknown; text?: string; image?: string; instructions?: string; }
-interface ExtractOutput { data: string; confidence: string; }
 
 /**
  * Builds the request event of a document whose template passed its rules; the image is
  * decoded here, after admission. @throws ServiceError INVALID_REQUEST for an image refused
  */
-async function toEvent(doc: Doc, template: Record<string, unknown>, model: string, prefix: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+async function toEvent(doc: Doc, template: Record<string, unknown>, model: string, prefix: string, signal?: AbortSignal): Promise<ExtractRequest> {
   const image = doc.image !== undefined ? await decodeImage(doc.image, `${prefix}image`, signal) : null;
   return { model, template: JSON.stringify(template), text: doc.text ?? null, image, instructions: doc.instructions ?? null };
 }
@@ -101,7 +101,7 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
     const model = modelOf(req.body as { model?: string });
     const plan = req.admitted as DocumentPlan;
     const { results } = plan;
-    const valid: Array<{ index: number; id: unknown; event: Record<string, unknown> }> = [];
+    const valid: Array<{ index: number; id: unknown; event: ExtractRequest }> = [];
     const signal = req.dispatchContext?.end?.signal;
     // the images of the valid documents decode in parallel in the image threads
     await Promise.all(plan.valid.map(async (v) => {

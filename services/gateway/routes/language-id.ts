@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
-import type { LidAnswer } from '../../lid/decode.ts';
+import type { LanguageIdOutput } from '../../events/contract.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf, outputsOf } from '../dispatcher.ts';
 import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
@@ -33,7 +33,7 @@ const ANSWER = {
 const USAGE = { type: 'object', properties: { texts: { type: 'integer' } } } as const;
 
 /** The spec's answer fields (snake case) of a decoded answer. */
-export function answerBody(a: LidAnswer): Record<string, unknown> {
+export function answerBody(a: LanguageIdOutput): Record<string, unknown> {
   return { language: a.language, script: a.script, label: a.label, language_name: a.languageName, confidence: a.confidence, top: a.top, warnings: a.warnings };
 }
 
@@ -50,7 +50,7 @@ export const languageIdRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
     },
   }, async (req) => {
     const b = req.body as Options & { text: string };
-    const [r] = await deps.dispatcher.dispatch<LidAnswer>('language-id', b.model, [
+    const [r] = await deps.dispatcher.dispatch<LanguageIdOutput>('language-id', b.model, [
       { text: b.text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null },
     ], contextOf(req));
     return { ...answerBody(outputOf(r!)), model: b.model, mode: b.mode, usage: { texts: 1 } };
@@ -64,7 +64,7 @@ export const languageIdRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
     },
   }, async (req) => {
     const b = req.body as Options & { texts: string[] };
-    const rs = await deps.dispatcher.dispatch<LidAnswer>('language-id', b.model,
+    const rs = await deps.dispatcher.dispatch<LanguageIdOutput>('language-id', b.model,
       b.texts.map((text) => ({ text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null })), contextOf(req));
     return { results: outputsOf(rs).map(answerBody), model: b.model, mode: b.mode, usage: { texts: b.texts.length } };
   });

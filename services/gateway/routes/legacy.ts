@@ -8,7 +8,7 @@
  * Their request and response fields are written down in docs/api-choices.md.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { LidAnswer } from '../../lid/decode.ts';
+import type { LanguageIdOutput } from '../../events/contract.ts';
 import { QG_LANGUAGES, findQgLanguage } from '../../lid/languages.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
 import { outputOf, outputsOf } from '../dispatcher.ts';
@@ -30,7 +30,7 @@ const OPTIONS = {
 const CANDIDATES = QG_LANGUAGES.map((l) => l.code);
 
 /** The legacy answer: the 25-language code (macrolanguage), its name and the confidence among the 25. */
-function legacyAnswer(a: LidAnswer): Record<string, unknown> {
+function legacyAnswer(a: LanguageIdOutput): Record<string, unknown> {
   const l = findQgLanguage(a.language);
   return { language: l?.code ?? a.language, language_name: l?.name ?? a.language, confidence: a.confidence };
 }
@@ -62,7 +62,7 @@ export const legacyRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => 
       body: { type: 'object', required: ['text'], properties: { text: TEXT, ...OPTIONS } }, response: ERRORS },
   }, async (req) => {
     const b = req.body as { text: string; model: string; variant: string };
-    const [r] = await deps.dispatcher.dispatch<LidAnswer>('language-id', LEGACY_LID_MODELS[b.model]!, lid([b.text], b), contextOf(req));
+    const [r] = await deps.dispatcher.dispatch<LanguageIdOutput>('language-id', LEGACY_LID_MODELS[b.model]!, lid([b.text], b), contextOf(req));
     return { ...legacyAnswer(outputOf(r!)), model: b.model, variant: b.variant };
   });
 
@@ -71,7 +71,7 @@ export const legacyRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => 
       body: { type: 'object', required: ['texts'], properties: { texts: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.lidBatch, items: TEXT }, ...OPTIONS } }, response: ERRORS },
   }, async (req) => {
     const b = req.body as { texts: string[]; model: string; variant: string };
-    const rs = await deps.dispatcher.dispatch<LidAnswer>('language-id', LEGACY_LID_MODELS[b.model]!, lid(b.texts, b), contextOf(req));
+    const rs = await deps.dispatcher.dispatch<LanguageIdOutput>('language-id', LEGACY_LID_MODELS[b.model]!, lid(b.texts, b), contextOf(req));
     return { results: outputsOf(rs).map(legacyAnswer), model: b.model, variant: b.variant };
   });
 };

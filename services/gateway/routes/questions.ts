@@ -6,6 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { DEFAULT_MODEL, QG_VENDOR, modelsOf } from '../../capabilities.ts';
+import type { QuestionsOutput } from '../../events/contract.ts';
 import { invalid } from '../../lib/errors.ts';
 import { QG_LANGUAGES, findQgLanguage } from '../../lid/languages.ts';
 import { contextOf, type RouteDeps } from '../deps.ts';
@@ -26,7 +27,6 @@ export const QUESTIONS_BODY = { type: 'object', required: ['passage'], propertie
 /** Body schema of the batch routes. */
 export const QUESTIONS_BATCH_BODY = { type: 'object', required: ['passages'], properties: { passages: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.passageBatch, items: PASSAGE }, ...OPTIONS } } as const;
 
-interface QuestionsOutput { questions: string[]; language: string; warnings: string[]; }
 type Options = { n: number; language: string; model: string };
 
 /**

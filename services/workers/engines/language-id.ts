@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { featureIds, type FeatureSpec } from '../../lid/features.ts';
 import { answerFrom, modelInfo, planDecode, preflight, type DecodePlan, type LidAnswer, type LidModelInfo, type TemperatureBucket } from '../../lid/decode.ts';
 import { ModelRepository } from '../../models/repository.ts';
-import { EngineError, type Engine, type EngineContext, type ItemResult } from './types.ts';
+import { EngineError, type Engine, type EngineContext } from './types.ts';
+import type { ItemResult } from '../../events/contract.ts';
 
 /** Request fields (Avro `LanguageIdRequest`). */
 export interface LanguageIdInput {

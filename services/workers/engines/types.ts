@@ -4,20 +4,8 @@
  * event log.
  */
 
+import type { ItemResult } from '../../events/contract.ts';
 import { ERROR_STATUS, type ErrorCode } from '../../lib/errors.ts';
-
-/** Why an item failed (schemas/common/failure.avsc): HTTP status, message, error code. */
-export interface Failure { status: number; error: string; code: string; }
-
-/** Outcome of one item, as in the `output`/`failure` fields of the result schemas. */
-export type ItemResult<O = unknown> =
-  | { output: O; failure: null }
-  | { output: null; failure: Failure };
-
-/** The failed result of an item, with the status of its code. */
-export function failed(code: ErrorCode, error: string): { output: null; failure: Failure } {
-  return { output: null, failure: { status: ERROR_STATUS[code], error, code } };
-}
 
 /** Settings an engine gets from its worker. */
 export interface EngineContext {
