@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../services/config.ts';
 import { RegistryCodec } from '../services/events/registry-codec.ts';
 import { topicsFor } from '../services/events/topics.ts';
-import { kafkaTransport } from '../services/runtime.ts';
+import { kafkaTransport } from '../services/transport/factory.ts';
 import type { KafkaTransport } from '../services/transport/kafka.ts';
 
 /** A connection to the event log. */

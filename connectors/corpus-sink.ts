@@ -53,8 +53,8 @@ await consumer.run((batch) => {
       if (m.offset < (cp.offsets[k] ?? 0)) continue;
       const line = Number(m.headers[H.itemIndex]);
       if (written.has(line)) continue;
-      const r = await codec.decode<{ output: { label: string; text: string | null } | null; failure: { error: string } | null }>('language-id/result', m.value);
-      if (!r.output || r.output.text === null) { logger.warn({ line, failure: r.failure }, 'no result text; skipped'); continue; }
+      const r = await codec.decode('language-id/result', m.value);
+      if (!r.output || typeof r.output.text !== 'string') { logger.warn({ line, failure: r.failure }, 'no result text; skipped'); continue; }
       written.add(line);
       count++;
       total++;

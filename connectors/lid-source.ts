@@ -24,7 +24,7 @@ const { values: a } = parseArgs({ options: {
   model: { type: 'string', default: 'lid-neural-608' }, mode: { type: 'string', default: 'coverage' }, batch: { type: 'string', default: '500' },
   rate: { type: 'string' },
 } });
-if (!a.file || !a.job || !/^[A-Za-z0-9._-]+$/.test(a.job)) {
+if (!a.file || !a.job || !/^[A-Za-z0-9._-]+$/.test(a.job) || (a.mode !== 'coverage' && a.mode !== 'traffic')) {
   console.error('usage: npm run connector:source -- --file FILE --job NAME [--jsonl --field text] [--model M] [--mode coverage|traffic] [--batch N]');
   process.exit(2);
 }
@@ -55,7 +55,7 @@ async function flush(): Promise<void> {
   pending = [];
   const messages = await Promise.all(batch.map(async ({ seq: n, text }) => ({
     key: `${a.job}:${n}`,
-    value: await codec.encode('language-id/request', { text, model: a.model, mode: a.mode, topK: 3, candidates: null, echoText: true }),
+    value: await codec.encode('language-id/request', { text, model: a.model!, mode: a.mode as 'coverage' | 'traffic', topK: 3, candidates: null, echoText: true }),
     headers: {
       [H.correlationId]: `${a.job}:${n}`, [H.replyTopic]: replyTopic, [H.requestId]: a.job!, [H.itemIndex]: String(n),
       [H.keyId]: `bulk:${a.job}`, [H.model]: a.model!, [H.capability]: 'language-id',

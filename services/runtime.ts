@@ -8,7 +8,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import type { SASLOptions } from 'kafkajs';
 import { CAPABILITIES, type Capability } from './capabilities.ts';
 import { storeTarget, type Config } from './config.ts';
 import { AvroCodec, type EventCodec } from './events/codec.ts';
@@ -16,9 +15,9 @@ import { RegistryCodec } from './events/registry-codec.ts';
 import { BillingConsumer } from './billing/consumer.ts';
 import { Ledger } from './billing/ledger.ts';
 import { KeyStore } from './keys/store.ts';
-import { buildRegistry } from './registry/server.ts';
+import { buildSchemaRegistry } from './schema-registry/server.ts';
+import { createTransport } from './transport/factory.ts';
 import { MemoryTransport } from './transport/memory.ts';
-import { KafkaTransport } from './transport/kafka.ts';
 import type { Transport } from './transport/types.ts';
 import { CapabilityWorker } from './workers/worker.ts';
 import { startGateway, type Gateway } from './gateway/index.ts';
@@ -50,8 +49,8 @@ export interface Runtime {
   billing?: BillingConsumer;
   ledger?: Ledger;
   keys?: KeyStore;
-  /** the project's own registry when this process serves it */
-  registry?: { app: FastifyInstance; url: string };
+  /** the project's own Schema Registry when this process serves it (service `registry`) */
+  schemaRegistry?: { app: FastifyInstance; url: string };
   close(): Promise<void>;
 }
 
@@ -63,22 +62,6 @@ export interface RuntimeOptions {
   transport?: Transport;
   /** per-worker settings (tests) */
   workerOptions?: Partial<ConstructorParameters<typeof CapabilityWorker>[0]>;
-}
-
-/** The Kafka transport configured by the environment (README, "Configuration"). */
-export function kafkaTransport(config: Config, logger: Logger): KafkaTransport {
-  const sasl = config.KAFKA_SASL_MECHANISM
-    ? ({ mechanism: config.KAFKA_SASL_MECHANISM, username: config.KAFKA_SASL_USERNAME, password: config.KAFKA_SASL_PASSWORD } as SASLOptions)
-    : undefined;
-  return new KafkaTransport({
-    brokers: config.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
-    clientId: config.KAFKA_CLIENT_ID, ssl: config.KAFKA_SSL, sasl,
-    lingerMs: config.KAFKA_LINGER_MS, compression: config.KAFKA_COMPRESSION, fetchMaxWaitMs: config.KAFKA_FETCH_MAX_WAIT_MS,
-    backgroundFetchMaxWaitMs: config.KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS,
-    replicationFactor: config.KAFKA_REPLICATION_FACTOR, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
-    heartbeatIntervalMs: Math.max(100, Math.floor(config.KAFKA_SESSION_TIMEOUT_MS / 10)), logger: logger.child({ component: 'kafka' }),
-    onFatal: (err) => { logger.fatal({ err }, 'a Kafka consumer stopped for good; exiting so that a supervisor restarts this process'); process.exit(1); },
-  });
 }
 
 /**
@@ -96,9 +79,9 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     if (kafka) {
       let url = config.SCHEMA_REGISTRY_URL;
       if (services.includes('registry') && !url) {
-        const app = await buildRegistry({ file: join(config.DATA_DIR, 'registry.db'), logger });
+        const app = await buildSchemaRegistry({ file: join(config.DATA_DIR, 'registry.db'), logger });
         url = await app.listen({ port: config.SCHEMA_REGISTRY_PORT, host: config.HOST });
-        rt.registry = { app, url };
+        rt.schemaRegistry = { app, url };
         closers.push(() => app.close());
       }
       if (!url) throw new Error('SCHEMA_REGISTRY_URL is not set and this process does not run the registry service');
@@ -107,7 +90,9 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
       codec = new AvroCodec();
     }
     rt.codec = codec;
-    const transport = opts.transport ?? (kafka ? kafkaTransport(config, logger) : new MemoryTransport({ defaultPartitions: config.TOPIC_PARTITIONS }));
+    const transport = opts.transport ?? createTransport(config, logger, {
+      onFatal: (err) => { logger.fatal({ err }, 'a Kafka consumer stopped for good; exiting so that a supervisor restarts this process'); process.exit(1); },
+    });
     if (transport instanceof MemoryTransport) transport.events.on('handler-error', (err) => logger.error({ err }, 'batch failed; it will be delivered again'));
     rt.transport = transport;
     closers.push(() => transport.close());

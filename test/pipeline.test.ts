@@ -64,7 +64,7 @@ describe('pipeline', () => {
     });
     await slow.start();
     try {
-      await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+      await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
       const r = await post(svc, '/v1/language-id', { text: 'hello there my friend', model: 'lid-lite-608' });
       expect(r.status).toBe(504);
       expect(r.body).toMatchObject({ status: 504, error: expect.stringMatching(/no result before the request's deadline/) });
@@ -84,7 +84,7 @@ describe('pipeline', () => {
     cpSync(join(import.meta.dirname, '..', 'models', 'lid-lite-608'), join(repo, 'lid-lite-608'), { recursive: true });
     writeFileSync(join(repo, 'lid-lite-608', '1', 'model.onnx'), 'not an onnx file');
     const svc = await service({ MODEL_REPOSITORY: repo, DLQ_MAX_ATTEMPTS: 1 }, { capabilities: ['language-id'] });
-    await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+    await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
     const r = await post(svc, '/v1/language-id', { text: 'hello there my friend', model: 'lid-lite-608' });
     expect(r.status).toBe(500);
     // the cause (onnxruntime's message, with a server path) stays in the worker's log

@@ -17,7 +17,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { ServiceError, codeForStatus, errorBody } from '../lib/errors.ts';
 import { CAPABILITIES } from '../capabilities.ts';
-import { httpLatency, httpRequests, registry as metricsRegistry, reportGatewayLoad } from '../lib/metrics.ts';
+import { httpLatency, httpRequests, metricsRegistry, reportGatewayLoad } from '../lib/metrics.ts';
 import type { KeyStore } from '../keys/store.ts';
 import { registerAdmission } from './admission.ts';
 import { registerAuth } from './auth.ts';

@@ -11,7 +11,7 @@ import type { Ledger } from '../billing/ledger.ts';
 import type { KeyIdentity } from '../keys/store.ts';
 import type { Producer } from '../transport/types.ts';
 import type { Dispatcher, DispatchContext } from './dispatcher.ts';
-import type { WorkerRegistry } from './worker-registry.ts';
+import type { LiveWorkers } from './live-workers.ts';
 
 /** Services the routes use. */
 export interface RouteDeps {
@@ -20,7 +20,7 @@ export interface RouteDeps {
   topics: Topics;
   producer: Producer;
   dispatcher: Dispatcher;
-  registry: WorkerRegistry;
+  liveWorkers: LiveWorkers;
   /** usage report source for GET /v1/usage; absent when billing runs elsewhere without a shared ledger */
   ledger?: Ledger;
   /** package version for /health */

@@ -16,7 +16,7 @@ import type { ItemResult, SchemaValues } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
 import type { Correlator } from './correlator.ts';
 import type { RequestEnd } from './request-end.ts';
-import type { WorkerRegistry } from './worker-registry.ts';
+import type { LiveWorkers } from './live-workers.ts';
 
 /** A successful item of a request: what billing at delivery writes for it. */
 export interface BillableItem {
@@ -50,7 +50,7 @@ export class Dispatcher {
     private readonly producer: Producer,
     private readonly codec: EventCodec,
     private readonly correlator: Correlator,
-    private readonly registry: WorkerRegistry,
+    private readonly liveWorkers: LiveWorkers,
     private readonly topics: Topics,
   ) {}
 
@@ -59,8 +59,8 @@ export class Dispatcher {
    * @throws ServiceError NO_WORKER or MODEL_NOT_INSTALLED (503)
    */
   assertServed(capability: Capability, model: string): void {
-    if (!this.registry.hasWorker(capability)) throw new ServiceError('NO_WORKER', `no worker serves ${capability}; model ${model} is unavailable`);
-    if (!this.registry.canServe(capability, model)) throw modelNotInstalled(model);
+    if (!this.liveWorkers.hasWorker(capability)) throw new ServiceError('NO_WORKER', `no worker serves ${capability}; model ${model} is unavailable`);
+    if (!this.liveWorkers.canServe(capability, model)) throw modelNotInstalled(model);
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * Starts a gateway instance: its reply topic and correlator, the worker registry,
+ * Starts a gateway instance: its reply topic and correlator, its view of the live workers,
  * the dispatcher and the HTTP app.
  */
 import { randomUUID } from 'node:crypto';
@@ -16,7 +16,7 @@ import type { Transport } from '../transport/types.ts';
 import { build } from './app.ts';
 import { Correlator } from './correlator.ts';
 import { Dispatcher } from './dispatcher.ts';
-import { WorkerRegistry } from './worker-registry.ts';
+import { LiveWorkers } from './live-workers.ts';
 import { VERSION } from '../lib/version.ts';
 
 /** A running gateway (not listening yet: call `app.listen`). */
@@ -24,7 +24,7 @@ export interface Gateway {
   instanceId: string;
   app: FastifyInstance;
   correlator: Correlator;
-  registry: WorkerRegistry;
+  liveWorkers: LiveWorkers;
   /**
    * Stops: new model requests are refused (503, and `/ready` answers 503), the listener
    * closes, requests in flight get their answers for up to `drainMs` (default half of
@@ -46,13 +46,14 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const topics = topicsFor(o.config.TOPIC_PREFIX);
   const log = o.logger.child({ service: 'gateway', instance: instanceId });
   const correlator = new Correlator(o.transport, o.codec, topics.replies(instanceId), `${o.config.TOPIC_PREFIX}.gateway.${instanceId}`, log);
-  const registry = new WorkerRegistry(o.transport, o.codec, topics.workers, `${o.config.TOPIC_PREFIX}.registry.${instanceId}`, Math.max(5 * o.config.WORKER_HEARTBEAT_MS, 10_000));
+  // the consumer group keeps its old name (`.registry.`), so running deployments keep their offsets
+  const liveWorkers = new LiveWorkers(o.transport, o.codec, topics.workers, `${o.config.TOPIC_PREFIX}.registry.${instanceId}`, Math.max(5 * o.config.WORKER_HEARTBEAT_MS, 10_000));
   // both consumer groups join at once (each join waits for the group coordinator)
-  await Promise.all([correlator.start(), registry.start(), o.transport.ensureTopics([{ name: topics.cancellations, partitions: 1, retentionMs: 600_000 }])]);
+  await Promise.all([correlator.start(), liveWorkers.start(), o.transport.ensureTopics([{ name: topics.cancellations, partitions: 1, retentionMs: 600_000 }])]);
   const producer = o.transport.producer();
-  const dispatcher = new Dispatcher(producer, o.codec, correlator, registry, topics);
+  const dispatcher = new Dispatcher(producer, o.codec, correlator, liveWorkers, topics);
   const app = await build({
-    config: o.config, codec: o.codec, topics, producer, dispatcher, registry, ledger: o.ledger, version: VERSION,
+    config: o.config, codec: o.codec, topics, producer, dispatcher, liveWorkers, ledger: o.ledger, version: VERSION,
     transport: o.transportName, keys: o.keys, logger: o.logger,
     billingLag: () => o.transport.consumerLag(billingGroup(o.config.TOPIC_PREFIX), topics.usage),
   });
@@ -67,10 +68,10 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       setTimeout(() => app.server.closeAllConnections?.(), 1000).unref();
     }, drainMs);
     try { await closed; } finally { clearTimeout(timer); }
-    await Promise.all([correlator.stop(), registry.stop()]);
+    await Promise.all([correlator.stop(), liveWorkers.stop()]);
   };
   return {
-    instanceId, app, correlator, registry,
+    instanceId, app, correlator, liveWorkers,
     close(drainMs = o.config.SHUTDOWN_GRACE_MS / 2) {
       closing ??= close(drainMs);
       return closing;

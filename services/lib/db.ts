@@ -4,24 +4,10 @@
  * placeholders and the SQL both accept (`ON CONFLICT ... DO NOTHING`, BIGINT, TEXT).
  */
 import pg from 'pg';
+import type { SqlDb, SqlTx } from './sql.ts';
 import { SqliteDb } from './sqlite.ts';
 
-/** Statements of one connection or transaction. */
-export interface SqlTx {
-  /** Runs a statement. @returns rows changed */
-  run(sql: string, params?: unknown[]): Promise<number>;
-  /** Runs a query. */
-  all<T>(sql: string, params?: unknown[]): Promise<T[]>;
-}
-
-/** A database. */
-export interface SqlDb extends SqlTx {
-  /** Runs `fn` in a transaction; commits when it resolves, rolls back when it throws. */
-  transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-  /** `sqlite` or `postgres` */
-  readonly dialect: 'sqlite' | 'postgres';
-}
+export type { SqlDb, SqlTx } from './sql.ts';
 
 /** `?` placeholders to PostgreSQL's `$1, $2, ...`. */
 function numbered(sql: string): string {

@@ -4,52 +4,52 @@
  */
 import client from 'prom-client';
 
-/** The registry of this process. */
-export const registry = new client.Registry();
-client.collectDefaultMetrics({ register: registry });
+/** The Prometheus registry of this process (served at GET /metrics). */
+export const metricsRegistry = new client.Registry();
+client.collectDefaultMetrics({ register: metricsRegistry });
 
 /** HTTP requests by route pattern, method and status. */
 export const httpRequests = new client.Counter({
   name: 'lmstream_http_requests_total', help: 'HTTP requests by route and status',
-  labelNames: ['route', 'method', 'status'] as const, registers: [registry],
+  labelNames: ['route', 'method', 'status'] as const, registers: [metricsRegistry],
 });
 
 /** HTTP latency by route. */
 export const httpLatency = new client.Histogram({
   name: 'lmstream_http_request_duration_seconds', help: 'HTTP request latency',
-  labelNames: ['route', 'method'] as const, registers: [registry],
+  labelNames: ['route', 'method'] as const, registers: [metricsRegistry],
   buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30],
 });
 
 /** Items per micro-batch, by model. */
 export const microBatchSize = new client.Histogram({
   name: 'lmstream_microbatch_size', help: 'items per micro-batch', labelNames: ['model'] as const,
-  registers: [registry], buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+  registers: [metricsRegistry], buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
 });
 
 /** Items queued per model (sampled on scrape). */
 export const queueDepth = new client.Gauge({
-  name: 'lmstream_queue_depth', help: 'items waiting in the micro-batch queue', labelNames: ['model'] as const, registers: [registry],
+  name: 'lmstream_queue_depth', help: 'items waiting in the micro-batch queue', labelNames: ['model'] as const, registers: [metricsRegistry],
 });
 
 /** Requests waiting for a reply in this gateway. */
 export const pendingReplies = new client.Gauge({
-  name: 'lmstream_pending_replies', help: 'items waiting for a result', registers: [registry],
+  name: 'lmstream_pending_replies', help: 'items waiting for a result', registers: [metricsRegistry],
 });
 
 /** Replies that came after their request was answered or timed out. */
 export const lateReplies = new client.Counter({
-  name: 'lmstream_late_replies_total', help: 'results that arrived after the deadline or twice', registers: [registry],
+  name: 'lmstream_late_replies_total', help: 'results that arrived after the deadline or twice', registers: [metricsRegistry],
 });
 
 /** Items dropped by workers because their deadline passed. */
 export const expiredItems = new client.Counter({
-  name: 'lmstream_expired_items_total', help: 'items not run because their deadline passed', labelNames: ['model'] as const, registers: [registry],
+  name: 'lmstream_expired_items_total', help: 'items not run because their deadline passed', labelNames: ['model'] as const, registers: [metricsRegistry],
 });
 
 /** Usage events written to the ledger, and replays ignored. */
 export const ledgerWrites = new client.Counter({
-  name: 'lmstream_ledger_events_total', help: 'usage events seen by billing', labelNames: ['outcome'] as const, registers: [registry],
+  name: 'lmstream_ledger_events_total', help: 'usage events seen by billing', labelNames: ['outcome'] as const, registers: [metricsRegistry],
 });
 
 /** What a gateway holds now: items per capability and body bytes (read when /metrics is scraped). */
@@ -61,27 +61,27 @@ export function reportGatewayLoad(source: () => GatewayLoad): void { gatewayLoad
 
 /** Items a gateway has admitted and not answered, by capability (services/gateway/load-shedding.ts); set on scrape, not per request. */
 export const inflightItems = new client.Gauge({
-  name: 'lmstream_gateway_inflight_items', help: 'items admitted by this gateway and not yet answered', labelNames: ['capability'] as const, registers: [registry],
+  name: 'lmstream_gateway_inflight_items', help: 'items admitted by this gateway and not yet answered', labelNames: ['capability'] as const, registers: [metricsRegistry],
   collect() { const load = gatewayLoad?.(); if (load) for (const [capability, n] of Object.entries(load.items)) this.set({ capability }, n); },
 });
 
 /** Bytes of request bodies a gateway holds (services/gateway/body-budget.ts); set on scrape. */
 export const inflightBodyBytes = new client.Gauge({
-  name: 'lmstream_gateway_inflight_body_bytes', help: 'declared bytes of request bodies being read or held', registers: [registry],
+  name: 'lmstream_gateway_inflight_body_bytes', help: 'declared bytes of request bodies being read or held', registers: [metricsRegistry],
   collect() { const load = gatewayLoad?.(); if (load) this.set(load.bodyBytes); },
 });
 
 /** Requests refused 503 by load shedding, by reason (a capability, or body-bytes). */
 export const shedRequests = new client.Counter({
-  name: 'lmstream_shed_requests_total', help: 'requests refused because this gateway was at its in-flight limit', labelNames: ['reason'] as const, registers: [registry],
+  name: 'lmstream_shed_requests_total', help: 'requests refused because this gateway was at its in-flight limit', labelNames: ['reason'] as const, registers: [metricsRegistry],
 });
 
 /** Items workers skipped because the client that asked for them went away. */
 export const cancelledItems = new client.Counter({
-  name: 'lmstream_cancelled_items_total', help: 'items not run because their request was cancelled', labelNames: ['model'] as const, registers: [registry],
+  name: 'lmstream_cancelled_items_total', help: 'items not run because their request was cancelled', labelNames: ['model'] as const, registers: [metricsRegistry],
 });
 
 /** Usage events of delivered answers a gateway wrote to the usage topic, and those it could not write. */
 export const deliveredUsage = new client.Counter({
-  name: 'lmstream_delivered_usage_events_total', help: 'usage events of delivered answers, by outcome of their write', labelNames: ['outcome'] as const, registers: [registry],
+  name: 'lmstream_delivered_usage_events_total', help: 'usage events of delivered answers, by outcome of their write', labelNames: ['outcome'] as const, registers: [metricsRegistry],
 });

@@ -5,7 +5,7 @@
 import sqlite3 from 'sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { SqlDb, SqlTx } from './db.ts';
+import type { SqlDb, SqlTx } from './sql.ts';
 
 /** One SQLite connection. */
 export class SqliteDb implements SqlDb {

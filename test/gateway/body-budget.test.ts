@@ -45,7 +45,7 @@ describe('body limits per route', () => {
 
   it('admits the largest valid request: 8,000 characters each written as a surrogate pair of \\u escapes', async () => {
     const { svc } = await listening();
-    await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+    await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
     const payload = `{"text":"${'\\ud83d\\ude00'.repeat(8000)}","model":"lid-lite-608","top_k":25,"mode":"coverage"}`;
     expect(payload.length).toBeLessThanOrEqual(BODY_LIMITS.languageId);
     const res = await svc.gateway.app.inject({ method: 'POST', url: '/v1/language-id', headers: { ...AUTH, 'content-type': 'application/json' }, payload });

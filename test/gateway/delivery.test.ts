@@ -15,7 +15,7 @@ const metric = async (m: typeof cancelledItems) => (await m.get()).values.filter
 describe('billing at delivery', () => {
   it('bills a delivered answer, with the units of its response', async () => {
     const svc = await service();
-    await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+    await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
     const r = await post(svc, '/v1/language-id/batch', { texts: ['Good morning to you', 'Bonjour à vous', 'Guten Morgen'], model: 'lid-lite-608' });
     expect(r.body.usage).toEqual({ texts: 3 });
     await until(async () => (await svc.ledger.count()) === 3, 5000, 'ledger');
@@ -64,7 +64,7 @@ describe('billing at delivery', () => {
 
   it('bills only the answered cases of a batch with failed items', async () => {
     const svc = await service();
-    await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+    await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
     // a language-ID batch fails as a whole on a bad item (no per-item entries): nothing billed
     const bad = await post(svc, '/v1/language-id/batch', { texts: ['fine text', ''], model: 'lid-lite-608' });
     expect(bad.status).toBe(400);

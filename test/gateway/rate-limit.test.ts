@@ -10,7 +10,7 @@ import { AUTH, KEY_B, post, startService, until } from '../helpers/service.ts';
 let svc: Embedded;
 beforeAll(async () => {
   svc = await startService({ RATE_LIMIT_MAX: 300, RATE_LIMIT_ANON_MAX: 5, RATE_LIMIT_WINDOW_MS: 60_000 });
-  await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+  await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
 });
 afterAll(async () => { await svc.close(); });
 

@@ -9,7 +9,7 @@ import { KEY, KEY_B, startService, until } from '../helpers/service.ts';
 let svc: Embedded;
 beforeAll(async () => {
   svc = await startService({ RATE_LIMIT_MAX: 100_000 });
-  await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+  await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
 });
 afterAll(async () => { await svc.close(); });
 

@@ -57,7 +57,7 @@ describe('rate limit', () => {
 
 describe('info routes', () => {
   it('lists every model of the spec with endpoint, status, billing unit and languages', async () => {
-    await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'worker heartbeat');
+    await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'worker heartbeat');
     const body = (await svc.gateway.app.inject({ method: 'GET', url: '/v1/models' })).json();
     expect(body.models.map((m: { name: string }) => m.name)).toEqual(MODEL_CATALOG.map((m) => m.name));
     const byName = Object.fromEntries(body.models.map((m: { name: string }) => [m.name, m]));
@@ -99,7 +99,7 @@ describe('POST /v1/warmup', () => {
   it('answers 202 at once and loads question generation and language ID by default', async () => {
     const r = await post(svc, '/v1/warmup', null);
     expect(r).toEqual({ status: 202, body: { status: 'accepted', services: ['questions', 'language-id'] } });
-    await until(() => svc.gateway.registry.isLoaded('language-id', 'lid-neural-608') || !svc.gateway.registry.canServe('language-id', 'lid-neural-608'), 20_000, 'model load');
+    await until(() => svc.gateway.liveWorkers.isLoaded('language-id', 'lid-neural-608') || !svc.gateway.liveWorkers.canServe('language-id', 'lid-neural-608'), 20_000, 'model load');
   });
   it('accepts an empty JSON body as no body', async () => {
     const res = await svc.gateway.app.inject({ method: 'POST', url: '/v1/warmup', headers: { ...AUTH, 'content-type': 'application/json' }, payload: '' });

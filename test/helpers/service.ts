@@ -54,7 +54,7 @@ export async function slowWorker(svc: Embedded, delayMs: number, config: Partial
     config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200, ...config }), batchPolicy: { maxQueueDelayMs: delayMs, maxBatchSize: 100_000 },
   });
   await w.start();
-  await until(() => svc.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat of the slow worker');
+  await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat of the slow worker');
   return w;
 }
 

@@ -19,7 +19,7 @@ afterAll(async () => { await svc.close(); });
 
 describe('model lifecycle', () => {
   it('loads a model on first use and unloads it after the idle time', async () => {
-    const reg = svc.gateway.registry;
+    const reg = svc.gateway.liveWorkers;
     await until(() => reg.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
     expect(reg.isLoaded('language-id', 'lid-lite-608')).toBe(false);
     expect((await post(svc, '/v1/language-id', { text: 'Good morning everybody', model: 'lid-lite-608' })).status).toBe(200);
@@ -65,7 +65,7 @@ describe('backpressure', () => {
     (w as unknown as { repo: { config(m: string): object } }).repo.config = () => ({ max_batch_size: 2, max_queue_delay_ms: 50, max_queue_size: 8, version: 1 });
     await w.start();
     try {
-      await until(() => s.gateway.registry.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
+      await until(() => s.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
       const r = await send(s, '/v1/language-id/batch', { texts: Array.from({ length: 40 }, (_, i) => `hello number ${i} my friend`), model: 'lid-lite-608' });
       expect(r.body.error ?? '').toBe('');
       expect(r.status).toBe(200);

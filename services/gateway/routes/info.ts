@@ -14,7 +14,7 @@ export const infoRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
       name: m.name,
       capability: m.capability,
       endpoint: m.endpoint,
-      status: deps.registry.canServe(m.capability, m.name) ? 'available' : 'coming soon',
+      status: deps.liveWorkers.canServe(m.capability, m.name) ? 'available' : 'coming soon',
       billing_unit: BILLING_UNIT[m.capability],
       languages: m.languages,
       default: DEFAULT_MODEL[m.capability] === m.name,
@@ -29,8 +29,8 @@ export const infoRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   app.get('/v1/lid/models', { schema: { tags: ['info'], summary: 'Language identification models' } }, async () => ({
     models: modelsOf('language-id').map((name) => ({
       name,
-      status: deps.registry.canServe('language-id', name) ? 'available' : 'coming soon',
-      languages: deps.registry.languages('language-id', name),
+      status: deps.liveWorkers.canServe('language-id', name) ? 'available' : 'coming soon',
+      languages: deps.liveWorkers.languages('language-id', name),
       default: DEFAULT_MODEL['language-id'] === name,
     })),
     legacy: [{ name: 'lid-neural-25', serves_with: 'lid-neural-608', languages: 25 }, { name: 'lid-lite-25', serves_with: 'lid-lite-608', languages: 25 }],

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCHEMA_DIR } from '../../services/events/codec.ts';
 import { RegistryCodec } from '../../services/events/registry-codec.ts';
-import { buildRegistry } from '../../services/registry/server.ts';
+import { buildSchemaRegistry } from '../../services/schema-registry/server.ts';
 
 let app: FastifyInstance;
 let url: string;
 beforeAll(async () => {
-  app = await buildRegistry({ file: ':memory:' });
+  app = await buildSchemaRegistry({ file: ':memory:' });
   url = await app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => { await app.close(); });

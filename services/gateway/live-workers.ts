@@ -11,7 +11,7 @@ import type { Batch, Consumer, Transport } from '../transport/types.ts';
 
 
 /** See the module comment. */
-export class WorkerRegistry {
+export class LiveWorkers {
   private readonly workers = new Map<string, WorkerStatus & { seen: number }>();
   private consumer?: Consumer;
 

@@ -43,7 +43,7 @@ function parse(schema: string): avro.Type {
   }
 }
 
-/** Options of {@link buildRegistry}. */
+/** Options of {@link buildSchemaRegistry}. */
 export interface RegistryOptions {
   /** SQLite file (`:memory:` for tests) */
   file: string;
@@ -56,7 +56,7 @@ export interface RegistryOptions {
  * Builds the registry app (not listening).
  * @throws Error when the database cannot be opened
  */
-export async function buildRegistry(opts: RegistryOptions): Promise<FastifyInstance> {
+export async function buildSchemaRegistry(opts: RegistryOptions): Promise<FastifyInstance> {
   const db = await SqliteDb.open(opts.file);
   await db.run('CREATE TABLE IF NOT EXISTS schemas (id INTEGER PRIMARY KEY AUTOINCREMENT, schema TEXT NOT NULL UNIQUE)');
   await db.run('CREATE TABLE IF NOT EXISTS versions (subject TEXT NOT NULL, version INTEGER NOT NULL, schema_id INTEGER NOT NULL, PRIMARY KEY (subject, version))');
