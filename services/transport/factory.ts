@@ -7,7 +7,7 @@
 import type { SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { KafkaTransport } from './kafka.ts';
+import { KafkaTransport } from './kafka/index.ts';
 import { MemoryTransport } from './memory.ts';
 import type { Transport } from './types.ts';
 

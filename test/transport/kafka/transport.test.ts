@@ -6,10 +6,10 @@
  */
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KafkaTransport } from '../../services/transport/kafka.ts';
-import type { Batch } from '../../services/transport/types.ts';
-import { kafkaAvailable, startKafka, type TestKafka } from '../helpers/kafka.ts';
-import { until } from '../helpers/service.ts';
+import { KafkaTransport } from '../../../services/transport/kafka/index.ts';
+import type { Batch } from '../../../services/transport/types.ts';
+import { kafkaAvailable, startKafka, type TestKafka } from '../../helpers/kafka.ts';
+import { until } from '../../helpers/service.ts';
 
 const available = kafkaAvailable();
 
