@@ -6,11 +6,11 @@
 import type { Logger } from 'pino';
 import type { Capability } from './capabilities.ts';
 import type { Config } from './config.ts';
-import type { AvroCodec } from './events/codec.ts';
+import { AvroCodec } from './events/codec.ts';
 import type { BillingConsumer } from './billing/consumer.ts';
 import type { Ledger } from './billing/ledger.ts';
 import type { KeyStore } from './keys/store.ts';
-import type { MemoryTransport } from './transport/memory.ts';
+import { MemoryTransport } from './transport/memory.ts';
 import type { CapabilityWorker } from './workers/worker.ts';
 import type { Gateway } from './gateway/index.ts';
 import { startRuntime, type ServiceName } from './runtime.ts';
@@ -43,5 +43,10 @@ export async function startEmbedded(config: Config, opts: EmbeddedOptions = {}):
     ? [...opts.capabilities.map((c) => `worker:${c}` as const), 'billing', 'gateway']
     : undefined;
   const rt = await startRuntime({ ...config, TRANSPORT: 'memory' }, { logger: opts.logger, services });
-  return rt as unknown as Embedded;
+  const { gateway, billing, ledger, keys, transport, codec } = rt;
+  if (!gateway || !billing || !ledger || !keys || !(transport instanceof MemoryTransport) || !(codec instanceof AvroCodec)) {
+    await rt.close();
+    throw new Error('embedded mode started without its gateway, billing, stores, in-memory log or Avro codec');
+  }
+  return { gateway, billing, ledger, keys, transport, codec, workers: rt.workers, logger: rt.logger, close: () => rt.close() };
 }

@@ -28,7 +28,7 @@ describe('pipeline', () => {
     const requests = Array.from({ length: 48 }, (_, i) => post(svc, '/v1/language-id', { text: TEXTS[i % 4], model: 'lid-lite-608' }));
     await until(() => slow.queued > 0, 5000, 'items queued in the slow worker');
     const held = slow.queued;
-    await slow.crash();
+    await slow.abort();
     const results = await Promise.all(requests);
     expect(held).toBeGreaterThan(0);
     expect(results.map((r) => r.status)).toEqual(Array(48).fill(200));

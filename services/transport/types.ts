@@ -91,6 +91,11 @@ export interface Consumer {
   run(handler: BatchHandler): Promise<void>;
   /** Stops after in-flight batches finish (they are committed), then leaves the group. */
   stop(): Promise<void>;
+  /**
+   * Leaves at once without committing, as a crashed process would: batches in flight are
+   * delivered again to the member that gets their partitions.
+   */
+  abort(): void;
   /** Resolves when the consumer has its first partition assignment. */
   ready(): Promise<void>;
   /** Stops fetching new batches (backpressure); batches in flight go on. */

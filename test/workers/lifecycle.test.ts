@@ -2,6 +2,9 @@
  * Model sessions load lazily and on warm-up, unload after the idle time, and the
  * correlation id of an HTTP request reaches the logs of the worker that served it.
  */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,13 +59,15 @@ describe('backpressure', () => {
     const { loadConfig } = await import('../../services/config.ts');
     const s = await start({}, { capabilities: [] });
     const logs: Array<Record<string, unknown>> = [];
+    // a model repository whose lid-lite-608 queues at most 8 items (its config.json says so)
+    const repo = mkdtempSync(join(tmpdir(), 'small-queue-'));
+    cpSync(join(import.meta.dirname, '..', '..', 'models', 'lid-lite-608'), join(repo, 'lid-lite-608'), { recursive: true });
+    const cfgFile = join(repo, 'lid-lite-608', 'config.json');
+    writeFileSync(cfgFile, JSON.stringify({ ...JSON.parse(readFileSync(cfgFile, 'utf8')), max_batch_size: 2, max_queue_delay_ms: 50, max_queue_size: 8 }));
     const w = new CapabilityWorker({
-      capability: 'language-id', transport: s.transport, codec: s.codec, config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200 }),
+      capability: 'language-id', transport: s.transport, codec: s.codec, config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200, MODEL_REPOSITORY: repo }),
       logger: pino({ level: 'info' }, new Writable({ write(c, _e, cb) { for (const l of String(c).split('\n')) if (l) logs.push(JSON.parse(l)); cb(); } })),
-      batchPolicy: { maxQueueSize: 8, maxBatchSize: 2, maxQueueDelayMs: 50 },
     });
-    // the model's config says max_queue_size 8192; make the worker see 8 as its capacity
-    (w as unknown as { repo: { config(m: string): object } }).repo.config = () => ({ max_batch_size: 2, max_queue_delay_ms: 50, max_queue_size: 8, version: 1 });
     await w.start();
     try {
       await until(() => s.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');

@@ -148,6 +148,15 @@ export class KafkaConsumer implements Consumer {
   /** Resumes after {@link pause}. */
   resume(): void { this.paused = false; for (const w of this.waiters.splice(0)) w(); }
 
+  /** Leaves the group at once: nothing more is committed, batches in flight are delivered again. */
+  abort(): void {
+    this.stopped = true;
+    this.paused = true;
+    const c = this.consumer;
+    this.consumer = undefined;
+    void c?.disconnect().catch(() => undefined);
+  }
+
   /** Holds new batches, waits for those in flight and their commits, then leaves the group. */
   async stop(): Promise<void> {
     this.stopped = true;

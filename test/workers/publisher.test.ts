@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { H } from '../../services/events/topics.ts';
 import type { ConsumedMessage } from '../../services/transport/types.ts';
-import { requestOf } from '../../services/workers/worker.ts';
+import { requestOf } from '../../services/workers/publisher.ts';
 
 const msg = (headers: Record<string, string>): ConsumedMessage => ({ topic: 't', partition: 2, offset: 41, key: null, value: Buffer.alloc(0), headers, timestamp: 0 });
 
