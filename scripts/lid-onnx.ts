@@ -34,13 +34,20 @@ export interface EmbeddingBagWeights {
   classes: number;
 }
 
-/** Input signature written to config.json (`inputs`). */
+/** Typed inputs written to config.json (`inputs`, services/models/config.ts): N rows, L ids a row, C labels. */
 export const LID_INPUTS = {
-  ids: 'int32[N,L] (padding id = features.buckets)', scale: 'float32[N,1]', inv_temperature: 'float32[N,1]',
-  prior_weight: 'float32[N,1]', log_prior: 'float32[1,C]', mask: 'float32[N,C]',
+  ids: { data_type: 'int32', dims: ['N', 'L'], doc: 'hashed n-gram and word ids, padded with features.buckets' },
+  scale: { data_type: 'float32', dims: ['N', 1], doc: '1 / number of ids of the row' },
+  inv_temperature: { data_type: 'float32', dims: ['N', 1], doc: "1 / the calibration temperature of the row's length bucket" },
+  prior_weight: { data_type: 'float32', dims: ['N', 1], doc: 'weight of the log population prior (traffic mode)' },
+  log_prior: { data_type: 'float32', dims: [1, 'C'], doc: 'log population prior per label' },
+  mask: { data_type: 'float32', dims: ['N', 'C'], doc: '0 for allowed labels, a large negative number for the others' },
 } as const;
-/** Output signature written to config.json (`outputs`). */
-export const LID_OUTPUTS = { logits: 'float32[N,C]', probs: 'float32[N,C]' } as const;
+/** Typed outputs written to config.json (`outputs`). */
+export const LID_OUTPUTS = {
+  logits: { data_type: 'float32', dims: ['N', 'C'] },
+  probs: { data_type: 'float32', dims: ['N', 'C'], doc: 'calibrated probabilities per label' },
+} as const;
 
 const FLOAT = 1, INT32 = 6, INT64 = 7;
 function tensor(name: string, dims: number[], data: Float32Array): ITensorProto {

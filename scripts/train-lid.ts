@@ -487,8 +487,9 @@ for (const plan of PLANS) {
   writeFileSync(join(dir, 'labels.json'), JSON.stringify(labels) + '\n');
   writeFileSync(join(dir, 'prior.json'), JSON.stringify(prior) + '\n');
   const config = {
-    name: plan.name, capability: 'language-id', platform: 'onnxruntime', version: 1,
-    max_batch_size: 256, max_queue_delay_ms: 0, max_queue_size: 8192,
+    name: plan.name, capability: 'language-id', backend: 'lid-embedding-bag',
+    max_batch_size: 256, dynamic_batching: { max_queue_delay_ms: 0, max_queue_size: 8192 }, instance_count: 1,
+    version_policy: { latest: {} }, model_file: 'model.onnx',
     inputs: LID_INPUTS, outputs: LID_OUTPUTS,
     features: plan.features, dim: plan.dim,
     calibration: calibration.map((b) => ({ max_chars: b.maxChars, temperature: b.temperature })),

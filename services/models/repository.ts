@@ -1,33 +1,30 @@
 /**
- * The model repository (Triton-style): one folder per model,
- * `<root>/<name>/config.json` and `<root>/<name>/<version>/model.onnx`.
- * A model is installed when both exist.
+ * The model repository (after NVIDIA Triton's): one folder per model,
+ * `<root>/<name>/config.json` (services/models/config.ts) and version folders
+ * `<root>/<name>/<version>/<model_file>`. A model is installed when its config is valid,
+ * names a backend this build has for its capability, and the version its policy picks
+ * holds the model file (the latest such folder by default).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { BACKENDS } from './backends.ts';
+import { ModelConfigError, parseModelConfig, type ModelConfig } from './config.ts';
 
-/** `config.json` of a model; engines read their own extra fields. */
-export interface ModelConfig {
-  name: string;
-  capability: string;
-  platform: string;
-  /** version folder holding model.onnx */
+export { ModelConfigError, type ModelConfig } from './config.ts';
+
+/** A model as installed: its config, the version that serves, and where its files are. */
+export interface InstalledModel extends ModelConfig {
+  /** the version folder that serves */
   version: number;
-  /** largest micro-batch, items */
-  max_batch_size: number;
-  /** longest wait for a micro-batch to fill, ms; 0 = what the current event-loop turn queued */
-  max_queue_delay_ms: number;
-  /** most items queued for this model; more are refused with 503 */
-  max_queue_size: number;
-  [field: string]: unknown;
+  /** the model's folder */
+  dir: string;
+  /** the model file of that version */
+  modelPath: string;
 }
-
-/** Defaults of the batching fields when config.json leaves them out. */
-export const BATCH_DEFAULTS = { max_batch_size: 32, max_queue_delay_ms: 5, max_queue_size: 1024 } as const;
 
 /** Reads models from a repository folder. */
 export class ModelRepository {
-  private readonly cache = new Map<string, { cfg: ModelConfig | null; until: number }>();
+  private readonly cache = new Map<string, { model: InstalledModel | null; until: number }>();
 
   /** @param cacheMs how long a read config (or its absence) is reused, ms: a model installed meanwhile is seen after this */
   constructor(readonly root: string, private readonly cacheMs = 5000) {}
@@ -36,33 +33,55 @@ export class ModelRepository {
   dir(name: string): string { return join(this.root, name); }
 
   /**
-   * Config of an installed model.
-   * @returns null when the folder, config.json or the version's model.onnx is missing
-   * @throws SyntaxError when config.json is not JSON
+   * An installed model.
+   * @returns null when the folder, config.json or the model file of the chosen version is missing
+   * @throws ModelConfigError when config.json is not JSON, breaks its schema, or names a backend this build lacks
    */
-  config(name: string): ModelConfig | null {
+  config(name: string): InstalledModel | null {
     const hit = this.cache.get(name);
-    if (hit && hit.until > Date.now()) return hit.cfg;
-    const cfg = this.read(name);
-    this.cache.set(name, { cfg, until: Date.now() + this.cacheMs });
-    return cfg;
+    if (hit && hit.until > Date.now()) return hit.model;
+    const model = this.read(name);
+    this.cache.set(name, { model, until: Date.now() + this.cacheMs });
+    return model;
   }
 
-  private read(name: string): ModelConfig | null {
-    if (!/^[A-Za-z0-9._-]+$/.test(name)) return null;
-    const file = join(this.dir(name), 'config.json');
-    if (!existsSync(file)) return null;
-    const cfg = { ...BATCH_DEFAULTS, version: 1, ...JSON.parse(readFileSync(file, 'utf8')) } as ModelConfig;
-    return existsSync(this.modelPath(name, cfg)) ? cfg : null;
-  }
-
-  /** Path of the ONNX file of a model version. */
-  modelPath(name: string, cfg: Pick<ModelConfig, 'version'>): string {
-    return join(this.dir(name), String(cfg.version), 'model.onnx');
-  }
-
-  /** Whether a model is installed. */
+  /** Whether a model is installed (an invalid config counts as not installed here; {@link check} reports it). */
   installed(name: string): boolean {
-    return this.config(name) !== null;
+    try { return this.config(name) !== null; } catch { return false; }
+  }
+
+  /**
+   * Reads every model folder of the repository (at start-up), so a bad config.json fails
+   * the start naming the file and the field instead of a request later.
+   * @returns the names of the installed models
+   * @throws ModelConfigError for the first invalid config.json
+   */
+  check(): string[] {
+    if (!existsSync(this.root)) return [];
+    const names = readdirSync(this.root, { withFileTypes: true }).filter((e) => e.isDirectory() && existsSync(join(this.root, e.name, 'config.json'))).map((e) => e.name);
+    return names.filter((name) => this.read(name) !== null).sort();
+  }
+
+  private read(name: string): InstalledModel | null {
+    if (!/^[A-Za-z0-9._-]+$/.test(name)) return null;
+    const dir = this.dir(name);
+    const file = join(dir, 'config.json');
+    if (!existsSync(file)) return null;
+    let raw: unknown;
+    try { raw = JSON.parse(readFileSync(file, 'utf8')); } catch (err) { throw new ModelConfigError(`${file}: not JSON (${(err as Error).message})`); }
+    const cfg = parseModelConfig(raw, file, name);
+    const backend = BACKENDS[cfg.backend];
+    if (!backend) throw new ModelConfigError(`${file}: backend "${cfg.backend}" is not one of this build's (${Object.keys(BACKENDS).join(', ')})`);
+    if (backend.capability !== cfg.capability) throw new ModelConfigError(`${file}: backend "${cfg.backend}" runs ${backend.capability}, not ${cfg.capability}`);
+    const version = this.versionOf(dir, cfg);
+    return version === null ? null : { ...cfg, version, dir, modelPath: join(dir, String(version), cfg.model_file) };
+  }
+
+  /** The version folder the policy picks among those that hold the model file; null when none. */
+  private versionOf(dir: string, cfg: ModelConfig): number | null {
+    const has = (v: number) => existsSync(join(dir, String(v), cfg.model_file));
+    if ('specific' in cfg.version_policy) return has(cfg.version_policy.specific.version) ? cfg.version_policy.specific.version : null;
+    const versions = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && /^[1-9]\d*$/.test(e.name)).map((e) => Number(e.name)).filter(has);
+    return versions.length > 0 ? Math.max(...versions) : null;
   }
 }

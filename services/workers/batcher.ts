@@ -1,20 +1,30 @@
 /**
  * Dynamic micro-batcher for one model (after NVIDIA Triton's dynamic batcher): items
  * queue up to `maxQueueSize`; a micro-batch runs when `maxBatchSize` items wait or the
- * oldest has waited `maxQueueDelayMs`; one micro-batch runs at a time; an item whose
- * deadline passed while queued, or that was cancelled, is not run.
+ * oldest has waited `maxQueueDelayMs`, cut to the largest preferred batch size that fits
+ * when the model names some; up to `concurrency` micro-batches run at once (the model's
+ * instance_count); an item whose deadline passed while queued, or that was cancelled, is
+ * not run.
  */
 import { ServiceError } from '../lib/errors.ts';
 
 /** Batching policy of a model (from its config.json). Sizes in items, delays in ms. */
-export interface BatchPolicy { maxBatchSize: number; maxQueueDelayMs: number; maxQueueSize: number; }
+export interface BatchPolicy {
+  maxBatchSize: number;
+  maxQueueDelayMs: number;
+  maxQueueSize: number;
+  /** micro-batches run at once (default 1) */
+  concurrency?: number;
+  /** batch sizes the model runs best at (Triton's preferred_batch_size) */
+  preferredBatchSizes?: number[];
+}
 
 interface Queued<I, R> { item: I; deadline: number; enqueued: number; resolve(r: R): void; reject(e: unknown): void; }
 
 /** See the module comment. */
 export class MicroBatcher<I, R> {
   private queue: Array<Queued<I, R>> = [];
-  private running = false;
+  private running = 0;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
 
@@ -60,8 +70,17 @@ export class MicroBatcher<I, R> {
     });
   }
 
+  private get busy(): boolean { return this.running >= (this.policy.concurrency ?? 1); }
+
+  /** Items in a micro-batch taken from `available` waiting: at most maxBatchSize, cut to the largest preferred size that fits. */
+  private batchSize(available: number): number {
+    const n = Math.min(available, this.policy.maxBatchSize);
+    const fits = (this.policy.preferredBatchSizes ?? []).filter((p) => p <= n);
+    return fits.length > 0 ? Math.max(...fits) : n;
+  }
+
   private schedule(): void {
-    if (this.running || this.queue.length === 0) return;
+    if (this.busy || this.queue.length === 0) return;
     if (this.queue.length >= this.policy.maxBatchSize) { this.flush(); return; }
     if (this.timer || this.immediate) return;
     if (this.policy.maxQueueDelayMs <= 0) {
@@ -76,9 +95,9 @@ export class MicroBatcher<I, R> {
   private flush(): void {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
     if (this.immediate) { clearImmediate(this.immediate); this.immediate = undefined; }
-    if (this.running || this.queue.length === 0) return;
+    if (this.busy || this.queue.length === 0) return;
     const now = Date.now();
-    const taken = this.queue.splice(0, this.policy.maxBatchSize);
+    const taken = this.queue.splice(0, this.batchSize(this.queue.length));
     for (const wake of this.spaceWaiters.splice(0, this.policy.maxQueueSize - this.queue.length)) wake();
     const live = taken.filter((q) => {
       const reason = q.deadline <= now ? 'expired' : this.isCancelled(q.item) ? 'cancelled' : undefined;
@@ -87,10 +106,12 @@ export class MicroBatcher<I, R> {
       return false;
     });
     if (live.length === 0) { this.schedule(); return; }
-    this.running = true;
+    this.running++;
     this.run(live.map((q) => q.item)).then(
       (results) => live.forEach((q, i) => q.resolve(results[i]!)),
       (err) => live.forEach((q) => q.reject(err)),
-    ).finally(() => { this.running = false; this.schedule(); });
+    ).finally(() => { this.running--; this.schedule(); });
+    // another instance is free: form the next micro-batch from what still waits
+    this.schedule();
   }
 }

@@ -1,7 +1,8 @@
 /**
- * The main-thread side of an inference thread: sends load/unload/run messages and
- * matches the answers; restarts the thread when it dies, failing the calls in flight
- * (their items are not committed, so the event log delivers them again).
+ * The main-thread side of the inference threads. An InferenceThread sends load/unload/run
+ * messages to one thread and matches the answers; it starts a new thread when one dies,
+ * failing the calls in flight (their items are not committed, so the event log delivers
+ * them again). An InferencePool is a model's instance_count threads.
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
@@ -22,6 +23,8 @@ export class InferenceThread {
   /** calls sent and not answered (terminate waits for them: see terminate) */
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
+  /** set while a new thread is about to start after one died: calls wait for it */
+  private respawning?: Promise<void>;
 
   /**
    * @param engineUrl URL of the engine module (exports `createEngine`)
@@ -55,18 +58,24 @@ export class InferenceThread {
       this.pending.clear();
       if (!this.closed) {
         this.log.warn({ code }, 'inference thread exited; starting a new one');
-        setTimeout(() => { if (!this.closed) this.spawn(); }, RESPAWN_DELAY_MS).unref();
+        // calls made meanwhile wait for the new thread (posted to the dead one they were lost)
+        this.respawning = new Promise<void>((r) => setTimeout(r, RESPAWN_DELAY_MS)).then(() => {
+          this.respawning = undefined;
+          if (!this.closed) this.spawn();
+        });
       }
     });
   }
 
   private call<T>(op: string, model: string, inputs?: unknown[]): Promise<T> {
     if (this.closed) return Promise.reject(new Error('inference thread is stopped'));
-    const id = this.nextId++;
-    const call = new Promise<T>((resolve, reject) => {
+    const send = () => new Promise<T>((resolve, reject) => {
+      if (this.closed) { reject(new Error('inference thread is stopped')); return; }
+      const id = this.nextId++;
       this.pending.set(id, { model, resolve: resolve as (v: unknown) => void, reject });
       this.worker.postMessage({ id, op, model, inputs });
     });
+    const call = this.respawning ? this.respawning.then(send) : send();
     this.inFlight.add(call);
     void call.catch(() => undefined).finally(() => this.inFlight.delete(call));
     return call;
@@ -98,4 +107,46 @@ export class InferenceThread {
     }
     await this.worker.terminate();
   }
+}
+
+/**
+ * The inference threads of one model: `size` threads (its instance_count) running its
+ * backend's engine; each micro-batch goes to the thread with the fewest calls in flight,
+ * so up to `size` micro-batches of the model run at once.
+ */
+export class InferencePool {
+  private readonly threads: InferenceThread[];
+  private readonly calls: number[];
+
+  /**
+   * @param engineUrl the backend's engine module
+   * @param size threads, at least 1
+   */
+  constructor(engineUrl: URL, context: EngineContext, size: number, log: Logger) {
+    this.threads = Array.from({ length: Math.max(1, size) }, (_, i) => new InferenceThread(engineUrl, context, log.child({ instance: i })));
+    this.calls = this.threads.map(() => 0);
+  }
+
+  /** Threads of the pool. */
+  get size(): number { return this.threads.length; }
+
+  /** Loads the model in every thread. @throws EngineError MODEL_NOT_INSTALLED when it is not installed */
+  async load(model: string): Promise<void> { await Promise.all(this.threads.map((t) => t.load(model))); }
+
+  /** Frees the model's sessions in every thread. */
+  async unload(model: string): Promise<void> { await Promise.all(this.threads.map((t) => t.unload(model))); }
+
+  /**
+   * Runs a micro-batch on the least busy thread.
+   * @throws EngineError for a failure of the whole micro-batch; Error when its thread died
+   */
+  async run<O>(model: string, inputs: unknown[]): Promise<Array<ItemResult<O>>> {
+    let i = 0;
+    for (let k = 1; k < this.calls.length; k++) if (this.calls[k]! < this.calls[i]!) i = k;
+    this.calls[i]!++;
+    try { return await this.threads[i]!.run<O>(model, inputs); } finally { this.calls[i]!--; }
+  }
+
+  /** Stops every thread (see {@link InferenceThread.terminate}). */
+  async terminate(graceMs?: number): Promise<void> { await Promise.all(this.threads.map((t) => t.terminate(graceMs))); }
 }

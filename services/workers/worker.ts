@@ -19,6 +19,7 @@ import { failed } from '../events/results.ts';
 import { H, topicsFor, type Topics } from '../events/topics.ts';
 import { ServiceError } from '../lib/errors.ts';
 import { cancelledItems, expiredItems, microBatchSize, queueDepth } from '../lib/metrics.ts';
+import { MODEL_DEFAULTS } from '../models/config.ts';
 import { ModelRepository } from '../models/repository.ts';
 import type { Batch, Consumer, Producer, Transport } from '../transport/types.ts';
 import { Backpressure } from './backpressure.ts';
@@ -26,14 +27,8 @@ import { MicroBatcher, type BatchPolicy } from './batcher.ts';
 import { Cancellations } from './cancellations.ts';
 import { AttemptCounter, deadLetter } from './dead-letter.ts';
 import { EngineError } from './engines/types.ts';
-import { InferenceThread } from './inference-pool.ts';
 import { WorkerModels } from './models.ts';
 import { ResultPublisher, groupByTopic, type Item, type TopicMessages } from './publisher.ts';
-
-/** Engine module of each capability that has one in this release. */
-const ENGINES: Partial<Record<Capability, URL>> = {
-  'language-id': new URL(`./engines/language-id${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
-};
 
 /** Options of a worker. */
 export interface WorkerOptions {
@@ -68,7 +63,6 @@ export class CapabilityWorker {
   private consumer?: Consumer;
   private control?: Consumer;
   private cancels?: Consumer;
-  private thread?: InferenceThread;
   private models!: WorkerModels;
   private readonly batchers = new Map<string, MicroBatcher<Item, Outcome>>();
   private timers: NodeJS.Timeout[] = [];
@@ -87,16 +81,18 @@ export class CapabilityWorker {
 
   private get requestSchema(): RequestSchema { return `${this.opts.capability}/request` as RequestSchema; }
 
-  /** Starts consuming; resolves once the first heartbeat is published. */
+  /**
+   * Checks the model repository, then starts consuming; resolves once the first heartbeat
+   * is published.
+   * @throws ModelConfigError naming the file and the field of an invalid config.json
+   */
   async start(): Promise<void> {
     const { transport, capability, config } = this.opts;
-    const engine = ENGINES[capability];
-    if (engine) {
-      this.thread = new InferenceThread(engine, {
-        repository: config.MODEL_REPOSITORY, executionProvider: config.EXECUTION_PROVIDER, intraOpThreads: config.INFERENCE_THREADS,
-      }, this.log);
-    }
-    this.models = new WorkerModels(capability, this.repo, this.thread, config.MODEL_IDLE_UNLOAD_MS, (m) => this.batchers.get(m)?.depth ?? 0, this.log);
+    const installed = this.repo.check();
+    this.log.info({ installed }, 'model repository read');
+    this.models = new WorkerModels(capability, this.repo, {
+      repository: config.MODEL_REPOSITORY, executionProvider: config.EXECUTION_PROVIDER, intraOpThreads: config.INFERENCE_THREADS,
+    }, config.MODEL_IDLE_UNLOAD_MS, (m) => this.batchers.get(m)?.depth ?? 0, this.log);
     const requests = this.topics.requests(capability);
     await transport.ensureTopics([
       { name: requests, partitions: config.TOPIC_PARTITIONS },
@@ -181,19 +177,22 @@ export class CapabilityWorker {
 
   private applyBackpressure(): void {
     let capacity = 0;
-    for (const model of this.batchers.keys()) capacity += this.repo.config(model)?.max_queue_size ?? 1024;
+    for (const model of this.batchers.keys()) capacity += this.modelConfig(model)?.dynamic_batching.max_queue_size ?? MODEL_DEFAULTS.dynamic_batching.max_queue_size;
     this.backpressure.apply(this.consumer, this.queued, capacity);
   }
 
   private batcher(model: string): MicroBatcher<Item, Outcome> {
     let b = this.batchers.get(model);
     if (!b) {
-      const cfg = this.repo.config(model);
+      const cfg = this.modelConfig(model);
+      const batching = cfg?.dynamic_batching ?? MODEL_DEFAULTS.dynamic_batching;
       b = new MicroBatcher<Item, Outcome>(
         {
-          maxBatchSize: cfg?.max_batch_size ?? 32,
-          maxQueueDelayMs: cfg?.max_queue_delay_ms ?? 5,
-          maxQueueSize: cfg?.max_queue_size ?? 1024,
+          maxBatchSize: cfg?.max_batch_size ?? MODEL_DEFAULTS.max_batch_size,
+          maxQueueDelayMs: batching.max_queue_delay_ms,
+          maxQueueSize: batching.max_queue_size,
+          preferredBatchSizes: cfg?.dynamic_batching.preferred_batch_size,
+          concurrency: cfg?.instance_count ?? 1,
           ...(this.opts.config.BATCH_MAX_QUEUE_DELAY_MS >= 0 ? { maxQueueDelayMs: this.opts.config.BATCH_MAX_QUEUE_DELAY_MS } : {}),
           ...this.opts.batchPolicy,
         },
@@ -217,12 +216,11 @@ export class CapabilityWorker {
   private async runMicroBatch(model: string, items: Item[]): Promise<Outcome[]> {
     microBatchSize.observe({ model }, items.length);
     let results: ItemResult[];
-    if (!this.thread || !this.models.installed(model)) {
+    if (!this.models.installed(model)) {
       results = items.map(() => failed('MODEL_NOT_INSTALLED', `model ${model} is not installed`));
     } else {
       try {
-        results = await this.thread.run(model, items.map((i) => i.input));
-        this.models.used(model);
+        results = await this.models.run(model, items.map((i) => i.input));
       } catch (err) {
         // a code from the engine is the items' answer; a crash is not: count the attempt,
         // dead-letter items tried DLQ_MAX_ATTEMPTS times, and let the rest be delivered
@@ -253,7 +251,12 @@ export class CapabilityWorker {
     await this.heartbeat(true).catch(() => undefined);
     await this.consumer?.stop();
     await Promise.all([this.control?.stop(), this.cancels?.stop()]);
-    await this.thread?.terminate();
+    await this.models?.terminate();
+  }
+
+  /** A model's config, or null when it is not installed (or its config is invalid, reported at start). */
+  private modelConfig(model: string) {
+    try { return this.repo.config(model); } catch { return null; }
   }
 
   /**
@@ -265,6 +268,6 @@ export class CapabilityWorker {
     this.consumer?.abort();
     this.control?.abort();
     this.cancels?.abort();
-    await this.thread?.terminate(0);
+    await this.models?.terminate(0);
   }
 }

@@ -63,7 +63,7 @@ describe('backpressure', () => {
     const repo = mkdtempSync(join(tmpdir(), 'small-queue-'));
     cpSync(join(import.meta.dirname, '..', '..', 'models', 'lid-lite-608'), join(repo, 'lid-lite-608'), { recursive: true });
     const cfgFile = join(repo, 'lid-lite-608', 'config.json');
-    writeFileSync(cfgFile, JSON.stringify({ ...JSON.parse(readFileSync(cfgFile, 'utf8')), max_batch_size: 2, max_queue_delay_ms: 50, max_queue_size: 8 }));
+    writeFileSync(cfgFile, JSON.stringify({ ...JSON.parse(readFileSync(cfgFile, 'utf8')), max_batch_size: 2, dynamic_batching: { max_queue_delay_ms: 50, max_queue_size: 8 } }));
     const w = new CapabilityWorker({
       capability: 'language-id', transport: s.transport, codec: s.codec, config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200, MODEL_REPOSITORY: repo }),
       logger: pino({ level: 'info' }, new Writable({ write(c, _e, cb) { for (const l of String(c).split('\n')) if (l) logs.push(JSON.parse(l)); cb(); } })),

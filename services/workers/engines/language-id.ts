@@ -72,13 +72,13 @@ export function lidFeeds(rows: readonly LidRow[], buckets: number, logPrior: Flo
 export function readLidModel(repo: ModelRepository, name: string): { info: LidModelInfo; features: FeatureSpec; modelPath: string } | null {
   const cfg = repo.config(name);
   if (!cfg) return null;
-  const dir = repo.dir(name);
+  const dir = cfg.dir;
   const labels = JSON.parse(readFileSync(join(dir, 'labels.json'), 'utf8')) as string[];
   const prior = JSON.parse(readFileSync(join(dir, 'prior.json'), 'utf8')) as Record<string, number>;
   const calibration = Array.isArray(cfg.calibration)
     ? (cfg.calibration as Array<{ max_chars: number | null; temperature: number }>).map((b): TemperatureBucket => ({ maxChars: b.max_chars, temperature: b.temperature }))
     : Number(cfg.temperature ?? 1);
-  return { info: modelInfo(labels, prior, calibration), features: cfg.features as FeatureSpec, modelPath: repo.modelPath(name, cfg) };
+  return { info: modelInfo(labels, prior, calibration), features: cfg.features as FeatureSpec, modelPath: cfg.modelPath };
 }
 
 /** Creates the engine. */
