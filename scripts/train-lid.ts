@@ -211,8 +211,7 @@ if (!(LEXICON_SHARE >= 0)) throw new Error(`--lexicon-share must be a number ≥
 /**
  * Share of each language label's running-text examples that {@link noisyVariant} makes
  * noisy (diacritics left out; for labels with a legacy code page, half of them that code
- * page read as Windows-1252 instead). Chosen on the held-out split (README, "Language
- * identification").
+ * page read as Windows-1252 instead). Chosen on the held-out split (docs/language-id.md).
  */
 const NOISE_SHARE = args.noise === undefined ? 0.3 : Number(args.noise);
 if (!(NOISE_SHARE >= 0 && NOISE_SHARE <= 1)) throw new Error(`--noise must be a number in [0, 1], got ${args.noise}`);
@@ -518,7 +517,7 @@ Confusions among closely related languages on the held-out split (all four sets,
 
 ${confusions.map((c) => `- ${c}`).join('\n')}
 
-Figures on the independent web-domain test sets (../shared/data/lid-eval) beside franc-all and cld3-asm: \`npm run bench:lid\` (README).
+Figures on the independent web-domain test sets (../shared/data/lid-eval) beside franc-all and cld3-asm: \`npm run bench:lid\` (docs/language-id.md).
 `);
   console.log(`wrote ${dir} (${(bytes.length / 1e6).toFixed(1)} MB)`);
 }
