@@ -6,8 +6,8 @@
  */
 import Fastify from 'fastify';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../services/workers/engines/language-id.ts';
-import { LID_BODY, answerBody } from '../services/gateway/routes/language-id.ts';
+import { createEngine } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import { LID_BODY, answerBody } from '../services/capabilities/language-id/routes.ts';
 
 const engine = createEngine({ repository: fileURLToPath(new URL('../models', import.meta.url)), executionProvider: 'cpu', intraOpThreads: 1 });
 const app = Fastify({ ajv: { customOptions: { allowUnionTypes: true, coerceTypes: false } } });

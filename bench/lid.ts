@@ -24,12 +24,12 @@ import { franc } from 'franc-all';
 import { loadModule } from 'cld3-asm';
 import { iso6393To1 } from 'iso-639-3';
 import * as ort from 'onnxruntime-node';
-import { createEngine, lidFeeds, readLidModel } from '../services/workers/engines/language-id.ts';
+import { createEngine, lidFeeds, readLidModel } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { ModelRepository } from '../services/models/repository.ts';
-import type { LanguageIdInput } from '../services/workers/engines/language-id.ts';
-import { featureIds } from '../services/lid/features.ts';
-import { planDecode, preflight, type DecodePlan } from '../services/lid/decode.ts';
-import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/lid/evaluation.ts';
+import type { LanguageIdInput } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import { featureIds } from '../services/capabilities/language-id/features.ts';
+import { planDecode, preflight, type DecodePlan } from '../services/capabilities/language-id/decode.ts';
+import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({

@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../services/config.ts';
 import { RegistryCodec } from '../services/events/registry-codec.ts';
 import { topicsFor } from '../services/events/topics.ts';
 import { kafkaTransport } from '../services/transport/factory.ts';
-import type { KafkaTransport } from '../services/transport/kafka.ts';
+import type { KafkaTransport } from '../services/transport/kafka/index.ts';
 
 /** A connection to the event log. */
 export interface Connection { config: Config; transport: KafkaTransport; codec: RegistryCodec; logger: Logger; }

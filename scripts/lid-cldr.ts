@@ -11,7 +11,7 @@
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { createRequire } from 'node:module';
-import { dominantScript } from '../services/lid/scripts.ts';
+import { dominantScript } from '../services/capabilities/language-id/scripts.ts';
 import { cldrLanguageTo6393 } from './lid-prior.ts';
 
 const require = createRequire(import.meta.url);

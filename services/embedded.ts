@@ -4,7 +4,7 @@
  * log (and the reply topic), with the SQLite ledger and key store under DATA_DIR.
  */
 import type { Logger } from 'pino';
-import type { Capability } from './capabilities.ts';
+import type { Capability } from './capabilities/index.ts';
 import type { Config } from './config.ts';
 import { AvroCodec } from './events/codec.ts';
 import type { BillingConsumer } from './billing/consumer.ts';

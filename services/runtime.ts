@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { CAPABILITIES, type Capability } from './capabilities.ts';
+import { CAPABILITIES, type Capability } from './capabilities/index.ts';
 import { storeTarget, type Config } from './config.ts';
 import { AvroCodec, type EventCodec } from './events/codec.ts';
 import { RegistryCodec } from './events/registry-codec.ts';

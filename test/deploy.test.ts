@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse } from 'yaml';
-import { CAPABILITIES } from '../services/capabilities.ts';
+import { CAPABILITIES } from '../services/capabilities/index.ts';
 import { CONFIG_KEYS, loadConfig } from '../services/config.ts';
 import { topicsFor } from '../services/events/topics.ts';
 import { parseServices } from '../services/runtime.ts';

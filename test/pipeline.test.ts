@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import type { Embedded } from '../services/embedded.ts';
 import { CapabilityWorker } from '../services/workers/worker.ts';
 import { H, topicsFor } from '../services/events/topics.ts';
 import { loadConfig } from '../services/config.ts';

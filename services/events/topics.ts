@@ -1,7 +1,7 @@
 /**
  * Topic names and message headers of the pipeline (docs/events.md).
  */
-import type { Capability } from '../capabilities.ts';
+import type { Capability } from '../capabilities/index.ts';
 
 /** Topic names under a prefix. */
 export interface Topics {

@@ -14,7 +14,7 @@
  * 4× capacity: 37 answered a second where capacity is 52).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Capability } from '../capabilities.ts';
+import type { Capability } from '../capabilities/index.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { InflightItems } from './load-shedding.ts';
 import type { RateLimits } from './rate-limit.ts';

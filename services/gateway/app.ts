@@ -16,7 +16,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { ServiceError, codeForStatus, errorBody } from '../lib/errors.ts';
-import { CAPABILITIES } from '../capabilities.ts';
+import { CAPABILITIES, CAPABILITY_MODULES } from '../capabilities/index.ts';
 import { httpLatency, httpRequests, metricsRegistry, reportGatewayLoad } from '../lib/metrics.ts';
 import type { KeyStore } from '../keys/store.ts';
 import { registerAdmission } from './admission.ts';
@@ -25,18 +25,11 @@ import { BodyBudget, registerBodyBudget } from './body-budget.ts';
 import type { RouteDeps } from './deps.ts';
 import type { GatewayState } from './state.ts';
 import { registerDelivery } from './delivery.ts';
-import { closeImageThreads, configureImageThreads } from './images.ts';
 import { registerJsonParser } from './json-body.ts';
 import { BODY_LIMITS } from './limits.ts';
 import { InflightItems, parseInflightItems } from './load-shedding.ts';
 import { RateLimits } from './rate-limit.ts';
 import { UsageRecorder } from './usage-recorder.ts';
-import { decideRoutes } from './routes/decide.ts';
-import { extractRoutes } from './routes/extract.ts';
-import { languageIdRoutes } from './routes/language-id.ts';
-import { diacritizeRoutes } from './routes/diacritize.ts';
-import { questionsRoutes } from './routes/questions.ts';
-import { legacyRoutes } from './routes/legacy.ts';
 import { infoRoutes } from './routes/info.ts';
 import { accountRoutes } from './routes/account.ts';
 
@@ -96,8 +89,6 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { allowUnionTypes: true, coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false } },
   });
   registerJsonParser(app);
-  configureImageThreads(config.IMAGE_THREADS);
-  app.addHook('onClose', async () => { await closeImageThreads(); });
 
   const limits = new RateLimits({ keyMax: config.RATE_LIMIT_MAX, anonMax: config.RATE_LIMIT_ANON_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
   const state: GatewayState = {
@@ -178,8 +169,10 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   });
 
   const deps = { ...opts, state };
-  for (const routes of [decideRoutes, extractRoutes, languageIdRoutes, diacritizeRoutes, questionsRoutes, legacyRoutes, infoRoutes, accountRoutes]) {
-    await app.register(routes, deps);
+  // each capability module's routes (current and legacy), then the routes of the service as a whole
+  for (const m of CAPABILITY_MODULES) {
+    for (const routes of await m.routes()) await app.register(routes, deps);
   }
+  for (const routes of [infoRoutes, accountRoutes]) await app.register(routes, deps);
   return app;
 }

@@ -6,8 +6,8 @@
  * group on it, so no other member joins and no rebalance moves its replies.
  */
 import type { Logger } from 'pino';
-import type { Capability } from '../capabilities.ts';
-import type { EventCodec, ResultSchema } from '../events/codec.ts';
+import { resultSchemaOf, type Capability } from '../capabilities/index.ts';
+import type { EventCodec } from '../events/codec.ts';
 import { H } from '../events/topics.ts';
 import { ServiceError } from '../lib/errors.ts';
 import { lateReplies, pendingReplies } from '../lib/metrics.ts';
@@ -90,7 +90,7 @@ export class Correlator {
       const capability = msg.headers[H.capability] as Capability;
       let result: ItemResult;
       try {
-        result = itemResult<unknown>(await this.codec.decode(`${capability}/result` as ResultSchema, msg.value));
+        result = itemResult<unknown>(await this.codec.decode(resultSchemaOf(capability), msg.value));
       } catch (err) {
         this.log.error({ err, correlationId: id }, 'undecodable reply');
         result = failed('INTERNAL', 'the worker sent a result that does not decode');

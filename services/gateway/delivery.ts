@@ -9,7 +9,7 @@
  * refused request.
  */
 import type { FastifyInstance } from 'fastify';
-import { AVRO_CAPABILITY, BILLING_UNIT } from '../capabilities.ts';
+import { usageFieldsOf } from '../capabilities/index.ts';
 import type { Config } from '../config.ts';
 import { endOf } from './request-end.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
@@ -30,7 +30,7 @@ export function registerDelivery(app: FastifyInstance, o: { config: Config; reco
     const now = Date.now();
     o.recorder.record(ctx.usage.map((u) => ({
       eventId: `${ctx.requestId}:${u.itemIndex}`, requestId: ctx.requestId, itemIndex: u.itemIndex, keyId: ctx.keyId,
-      capability: AVRO_CAPABILITY[u.capability], model: u.model, unit: BILLING_UNIT[u.capability], quantity: u.quantity, timestampMs: now,
+      ...usageFieldsOf(u.capability), model: u.model, quantity: u.quantity, timestampMs: now,
     })));
   });
 }

@@ -7,7 +7,7 @@
  * (services/gateway/delivery.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { usageQuantity, type Capability } from '../capabilities.ts';
+import { requestSchemaOf, usageQuantity, type Capability } from '../capabilities/index.ts';
 import type { EventCodec, RequestSchema } from '../events/codec.ts';
 import { H, type Topics } from '../events/topics.ts';
 import { ServiceError, codeOf, modelNotInstalled } from '../lib/errors.ts';
@@ -24,7 +24,7 @@ export interface BillableItem {
   itemIndex: number;
   capability: Capability;
   model: string;
-  /** in the capability's billing unit (capabilities.ts usageQuantity) */
+  /** in the capability's billing unit (the capability module's usageQuantity) */
   quantity: number;
 }
 
@@ -73,7 +73,7 @@ export class Dispatcher {
   async dispatch<O>(capability: Capability, model: string, inputs: Array<SchemaValues[RequestSchema]>, ctx: DispatchContext): Promise<Array<ItemResult<O>>> {
     this.assertServed(capability, model);
     if (ctx.end?.cancelled) throw cancelled();
-    const schema = `${capability}/request` as RequestSchema;
+    const schema = requestSchemaOf(capability);
     const values = await Promise.all(inputs.map((input) => this.codec.encode(schema, input)));
     const base = ctx.nextItem;
     ctx.nextItem += inputs.length;

@@ -4,7 +4,7 @@
  * (5 heartbeat intervals, at least 10 s, so that a busy or briefly starved worker does
  * not flap to 503; a worker that stops says so in its last heartbeat) has it installed.
  */
-import type { Capability } from '../capabilities.ts';
+import type { Capability } from '../capabilities/index.ts';
 import type { EventCodec } from '../events/codec.ts';
 import type { WorkerStatus } from '../events/contract.ts';
 import type { Batch, Consumer, Transport } from '../transport/types.ts';

@@ -8,22 +8,16 @@
  * 0.4 s of queue. Readiness (`GET /ready`) goes false while any capability is at 90 % of
  * its limit, so a load balancer sends new work elsewhere.
  */
-import { CAPABILITIES, type Capability } from '../capabilities.ts';
+import { CAPABILITIES, CAPABILITY_MODULES, type Capability } from '../capabilities/index.ts';
 import { ServiceError } from '../lib/errors.ts';
 import { shedRequests } from '../lib/metrics.ts';
 
 /**
- * Default limits, items in flight per gateway. Language ID: a worker's micro-batch queue
- * (max_queue_size 8,192 of models/lid-*), about 0.4 s of work at 20,000 texts/s; 2,048
- * shed half the batches of 256 at 1× capacity in `npm run bench:overload`, since 16
- * connections at that rate keep about 8 batches in flight. Diacritization is per text a
- * longer text. The generative capabilities take about a second per item on a GPU (spec:
- * "about 1 second per document"), so their limits are what a few workers finish within
- * the default request timeout.
+ * Default limits, items in flight per gateway: each capability module's
+ * `maxInflightItems` (the reasoning beside each in services/capabilities/<name>/index.ts).
  */
-export const DEFAULT_INFLIGHT_ITEMS: Readonly<Record<Capability, number>> = {
-  'language-id': 8192, diacritize: 1024, questions: 256, decide: 256, extract: 64,
-};
+export const DEFAULT_INFLIGHT_ITEMS: Readonly<Record<Capability, number>> = Object.fromEntries(
+  CAPABILITY_MODULES.map((m) => [m.name, m.maxInflightItems])) as Record<Capability, number>;
 
 /** Share of a limit at which readiness goes false. */
 export const NOT_READY_SHARE = 0.9;

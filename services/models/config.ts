@@ -6,7 +6,7 @@
  * the backend. The batching defaults live here and nowhere else.
  */
 import AjvModule, { type ErrorObject } from 'ajv';
-import { CAPABILITIES, type Capability } from '../capabilities.ts';
+import { CAPABILITIES, type Capability } from '../capabilities/index.ts';
 
 /** Triton's tensor data types that the project's backends use. */
 export const DATA_TYPES = ['bool', 'int8', 'int32', 'int64', 'float16', 'float32', 'float64', 'string', 'bytes'] as const;
@@ -36,7 +36,7 @@ export type VersionPolicy = { latest: Record<string, never> } | { specific: { ve
 export interface ModelConfig {
   name: string;
   capability: Capability;
-  /** the backend that runs the model (services/models/backends.ts) */
+  /** the backend that runs the model (a capability module's `backends`, services/capabilities/) */
   backend: string;
   /** largest micro-batch, items */
   max_batch_size: number;

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BACKENDS } from './backends.ts';
+import { BACKENDS } from '../capabilities/index.ts';
 import { ModelConfigError, parseModelConfig, type ModelConfig } from './config.ts';
 
 export { ModelConfigError, type ModelConfig } from './config.ts';

@@ -3,7 +3,7 @@
  * request named, and usage events for the items nobody bills at delivery (bulk
  * producers; header `billing`), all in one produce call.
  */
-import { AVRO_CAPABILITY, BILLING_UNIT, usageQuantity, type Capability } from '../capabilities.ts';
+import { resultSchemaOf, usageFieldsOf, usageQuantity, type Capability } from '../capabilities/index.ts';
 import type { EventCodec, RequestSchema, ResultSchema } from '../events/codec.ts';
 import type { ItemResult, SchemaValues, UsageEvent } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
@@ -49,7 +49,7 @@ export class ResultPublisher {
   private readonly resultSchema: ResultSchema;
 
   constructor(private readonly capability: Capability, private readonly codec: EventCodec, private readonly producer: Producer, private readonly usageTopic: string) {
-    this.resultSchema = `${capability}/result` as ResultSchema;
+    this.resultSchema = resultSchemaOf(capability);
   }
 
   /** The result event of an item, for the reply topic its request named. */
@@ -97,7 +97,7 @@ export class ResultPublisher {
         if (!events) usage.set(keyId, events = []);
         events.push({
           eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId,
-          capability: AVRO_CAPABILITY[this.capability], model: item.input.model, unit: BILLING_UNIT[this.capability],
+          ...usageFieldsOf(this.capability), model: item.input.model,
           quantity: usageQuantity(this.capability, r.output as Record<string, unknown>), timestampMs: now,
         });
       }

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Capability } from '../capabilities.ts';
+import { requestSchemaOf, type Capability } from '../capabilities/index.ts';
 import type { Config } from '../config.ts';
 import type { EventCodec, RequestSchema } from '../events/codec.ts';
 import type { ItemResult } from '../events/contract.ts';
@@ -79,7 +79,7 @@ export class CapabilityWorker {
     this.backpressure = new Backpressure(this.log);
   }
 
-  private get requestSchema(): RequestSchema { return `${this.opts.capability}/request` as RequestSchema; }
+  private get requestSchema(): RequestSchema { return requestSchemaOf(this.opts.capability); }
 
   /**
    * Checks the model repository, then starts consuming; resolves once the first heartbeat

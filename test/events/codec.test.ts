@@ -2,7 +2,7 @@ import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import { AvroCodec, loadSchemaFiles } from '../../services/events/codec.ts';
 import { codeOf } from '../../services/lib/errors.ts';
-import { CAPABILITIES } from '../../services/capabilities.ts';
+import { CAPABILITIES } from '../../services/capabilities/index.ts';
 
 describe('AvroCodec', () => {
   const codec = new AvroCodec();

@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
-import { MODEL_CATALOG } from '../../services/capabilities.ts';
+import { MODEL_CATALOG } from '../../services/capabilities/index.ts';
 import { topicsFor } from '../../services/events/topics.ts';
 import { AUTH, post, startService, until } from '../helpers/service.ts';
 

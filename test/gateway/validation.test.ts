@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
 import { post, startService } from '../helpers/service.ts';
-import { imagesDecoded } from '../../services/gateway/images.ts';
+import { imagesDecoded } from '../../services/capabilities/extract/images.ts';
 
 let svc: Embedded;
 beforeAll(async () => { svc = await startService(); });

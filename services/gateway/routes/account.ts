@@ -2,18 +2,19 @@
  * POST /v1/warmup (key needed) and GET /v1/usage (key needed).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { modelsOf, type Capability } from '../../capabilities.ts';
+import { CAPABILITIES, modelsOf, type Capability } from '../../capabilities/index.ts';
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { BODY_LIMITS } from '../limits.ts';
 import { AUTHED, ERRORS, SECURITY } from './common.ts';
 
-/** Service names accepted by POST /v1/warmup and their capabilities. */
-export const WARMUP_SERVICES: Readonly<Record<string, Capability>> = {
-  extract: 'extract', decide: 'decide', diacritize: 'diacritize', questions: 'questions', 'language-id': 'language-id',
-};
-/** Services warmed when the body names none (spec: question generation and language identification only). */
-export const DEFAULT_WARMUP: readonly string[] = ['questions', 'language-id'];
+/**
+ * Services warmed when the body names none: question generation and language
+ * identification only, in that order (spec: POST /v1/warmup, unchanged since the legacy
+ * API; a new capability is warmed only when named). The names a body may give are the
+ * capability names of the registry.
+ */
+export const DEFAULT_WARMUP: readonly Capability[] = ['questions', 'language-id'];
 
 /**
  * How far billing is behind the stream when a usage report is read: usage messages the
@@ -38,17 +39,17 @@ export const accountRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
       tags: ['account'], summary: 'Load models in the background', security: SECURITY,
       body: {
         type: ['object', 'null'],
-        properties: { services: { type: 'array', minItems: 1, maxItems: Object.keys(WARMUP_SERVICES).length, items: { type: 'string', enum: Object.keys(WARMUP_SERVICES) } } },
+        properties: { services: { type: 'array', minItems: 1, maxItems: CAPABILITIES.length, items: { type: 'string', enum: [...CAPABILITIES] } } },
       },
       response: { 202: { type: 'object', properties: { status: { type: 'string' }, services: { type: 'array', items: { type: 'string' } } } }, ...ERRORS },
     },
   }, async (req, reply) => {
     // one control message per named service, however often it is named
-    const services = [...new Set((req.body as { services?: string[] } | null)?.services ?? DEFAULT_WARMUP)];
+    const services = [...new Set((req.body as { services?: Capability[] } | null)?.services ?? DEFAULT_WARMUP)];
     const now = Date.now();
     await deps.producer.send(deps.topics.control, await Promise.all(services.map(async (s) => ({
       key: s,
-      value: await deps.codec.encode('control/warmup', { capability: WARMUP_SERVICES[s]!, models: modelsOf(WARMUP_SERVICES[s]!), requestedAtMs: now }),
+      value: await deps.codec.encode('control/warmup', { capability: s, models: modelsOf(s), requestedAtMs: now }),
     }))));
     return reply.code(202).send({ status: 'accepted', services });
   });

@@ -1,10 +1,10 @@
 /**
- * GET /v1/models, GET /v1/languages, GET /v1/lid/models and GET /health: no key needed.
+ * GET /v1/models, GET /v1/languages, GET /health and GET /ready: no key needed (GET /v1/lid/models is language ID's, services/capabilities/language-id/routes.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { BILLING_UNIT, CAPABILITIES, DEFAULT_MODEL, MODEL_CATALOG, modelsOf } from '../../capabilities.ts';
+import { CAPABILITIES, MODEL_CATALOG, billingUnitOf, defaultModelOf } from '../../capabilities/index.ts';
 import { NOT_READY_SHARE } from '../load-shedding.ts';
-import { QG_LANGUAGES } from '../../lid/languages.ts';
+import { QG_LANGUAGES } from '../../languages.ts';
 import type { RouteDeps } from '../deps.ts';
 
 /** Route plugin. */
@@ -15,25 +15,15 @@ export const infoRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
       capability: m.capability,
       endpoint: m.endpoint,
       status: deps.liveWorkers.canServe(m.capability, m.name) ? 'available' : 'coming soon',
-      billing_unit: BILLING_UNIT[m.capability],
+      billing_unit: billingUnitOf(m.capability),
       languages: m.languages,
-      default: DEFAULT_MODEL[m.capability] === m.name,
+      default: defaultModelOf(m.capability) === m.name,
       description: m.description,
     })),
   }));
 
   app.get('/v1/languages', { schema: { tags: ['info'], summary: 'The 25 question-generation languages' } }, async () => ({
     languages: QG_LANGUAGES.map((l) => ({ code: l.code, code2: l.code2, name: l.name })),
-  }));
-
-  app.get('/v1/lid/models', { schema: { tags: ['info'], summary: 'Language identification models' } }, async () => ({
-    models: modelsOf('language-id').map((name) => ({
-      name,
-      status: deps.liveWorkers.canServe('language-id', name) ? 'available' : 'coming soon',
-      languages: deps.liveWorkers.languages('language-id', name),
-      default: DEFAULT_MODEL['language-id'] === name,
-    })),
-    legacy: [{ name: 'lid-neural-25', serves_with: 'lid-neural-608', languages: 25 }, { name: 'lid-lite-25', serves_with: 'lid-lite-608', languages: 25 }],
   }));
 
   // liveness: answers while the process serves HTTP at all, whatever the load (no key, no

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_IMAGE_SIDE } from '../../services/gateway/image-decode.ts';
-import { closeImageThreads, decodeImage } from '../../services/gateway/images.ts';
+import { MAX_IMAGE_SIDE } from '../../../services/capabilities/extract/image-decode.ts';
+import { closeImageThreads, decodeImage } from '../../../services/capabilities/extract/images.ts';
 
 afterAll(async () => { await closeImageThreads(); });
 

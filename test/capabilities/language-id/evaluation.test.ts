@@ -1,6 +1,6 @@
-/** Metrics of services/lid/evaluation.ts on hand-computed cases. */
+/** Metrics of services/capabilities/language-id/evaluation.ts on hand-computed cases. */
 import { describe, expect, it } from 'vitest';
-import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, type Prediction } from '../../services/lid/evaluation.ts';
+import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, type Prediction } from '../../../services/capabilities/language-id/evaluation.ts';
 
 const p = (gold: string, predicted: string, confidence = 1): Prediction => ({ gold, predicted, confidence });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { dominantScript, scriptCounts } from '../../services/lid/scripts.ts';
-import { featureIds, fnv1a, normalise } from '../../services/lid/features.ts';
-import { decode, modelInfo, preflight } from '../../services/lid/decode.ts';
-import { findQgLanguage, languageName } from '../../services/lid/languages.ts';
+import { dominantScript, scriptCounts } from '../../../services/capabilities/language-id/scripts.ts';
+import { featureIds, fnv1a, normalise } from '../../../services/capabilities/language-id/features.ts';
+import { decode, modelInfo, preflight } from '../../../services/capabilities/language-id/decode.ts';
+import { findQgLanguage, languageName } from '../../../services/languages.ts';
 
 describe('scripts', () => {
   it('finds the dominant ISO 15924 script', () => {

@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Embedded } from '../../services/embedded.ts';
-import { post, startService } from '../helpers/service.ts';
+import type { Embedded } from '../../../services/embedded.ts';
+import { post, startService } from '../../helpers/service.ts';
 
-const SENTENCES = readFileSync(new URL('../fixtures/lid-sentences.tsv', import.meta.url), 'utf8').trim().split('\n').map((l) => {
+const SENTENCES = readFileSync(new URL('../../fixtures/lid-sentences.tsv', import.meta.url), 'utf8').trim().split('\n').map((l) => {
   const [label, text] = l.split('\t');
   return { label: label!, text: text! };
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from '../../scripts/lid-noise.ts';
+import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from '../../../scripts/lid-noise.ts';
 
 describe('stripDiacritics', () => {
   it('drops combining marks of Latin and Greek letters', () => {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeLine, codeLines } from '../../scripts/lid-code.ts';
+import { codeLine, codeLines } from '../../../scripts/lid-code.ts';
 
 const require = createRequire(import.meta.url);
 

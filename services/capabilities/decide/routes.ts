@@ -3,14 +3,14 @@
  * "Decision request"). Billing: one decision per answered question.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
+import capability from './index.ts';
 import type { DecideOutput, DecideRequest } from '../../events/contract.ts';
 import { ServiceError, codeOf } from '../../lib/errors.ts';
-import { contextOf, type RouteDeps } from '../deps.ts';
-import { outputOf } from '../dispatcher.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
-import { checkContextLength, checkStateNotBlank, itemValidator } from '../validation.ts';
-import { ERRORS, SECURITY, modelRoute } from './common.ts';
+import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
+import { outputOf } from '../../gateway/dispatcher.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
+import { checkContextLength, checkStateNotBlank, itemValidator } from '../../gateway/validation.ts';
+import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
 
 const QUESTION = {
   type: 'object',
@@ -60,7 +60,7 @@ const QUESTIONS = {
 export const DECIDE_BODY = {
   type: 'object',
   required: ['state', 'questions'],
-  properties: { model: { type: 'string', enum: modelsOf('decide') }, state: STATE, questions: QUESTIONS },
+  properties: { model: { type: 'string', enum: capability.models.map((m) => m.name) }, state: STATE, questions: QUESTIONS },
 } as const;
 
 const CASE = {
@@ -74,7 +74,7 @@ const BATCH_BODY = {
   type: 'object',
   required: ['cases'],
   properties: {
-    model: { type: 'string', enum: modelsOf('decide') },
+    model: { type: 'string', enum: capability.models.map((m) => m.name) },
     cases: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.decideBatch, items: { type: 'object' } },
   },
 } as const;
@@ -96,7 +96,7 @@ const questionCount = (c: unknown): number => {
   const q = (c as { questions?: unknown } | null)?.questions;
   return typeof q === 'object' && q !== null ? Math.max(1, Object.keys(q).length) : 1;
 };
-const modelOf = (b: { model?: string }) => b.model ?? DEFAULT_MODEL.decide;
+const modelOf = (b: { model?: string }) => b.model ?? capability.defaultModel;
 
 /** The cases of a batch after their rules: failure entries by position, and the valid cases' request events. */
 interface CasePlan {
@@ -108,7 +108,7 @@ interface CasePlan {
 export const decideRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   const single = async (req: FastifyRequest) => {
     const body = req.body as DecideBody;
-    const model = body.model ?? DEFAULT_MODEL.decide;
+    const model = body.model ?? capability.defaultModel;
     const [r] = await deps.dispatcher.dispatch<DecideOutput>('decide', model, [
       { model, state: JSON.stringify(body.state), questions: JSON.stringify(body.questions) },
     ], contextOf(req));

@@ -1,13 +1,13 @@
 /**
  * The image threads of a gateway (piscina): extraction images are checked, decoded and
- * scaled down there (services/gateway/image-decode.ts), never on the thread that serves
+ * scaled down there (./image-decode.ts), never on the thread that serves
  * HTTP. At most IMAGE_THREADS (config; {@link configureImageThreads}) images are decoded
  * at once and {@link IMAGE_QUEUE} wait;
  * beyond that a request is answered 503 with `Retry-After`. A request whose client went
  * away has its waiting images dropped (the request's abort signal).
  */
 import { Piscina } from 'piscina';
-import { ServiceError, invalid } from '../lib/errors.ts';
+import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { ImageOutcome, ImageTask } from './image-decode.ts';
 
 const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';

@@ -5,15 +5,15 @@
  * diactag) are accepted and ignored by the other models (docs/api-choices.md).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
+import capability from './index.ts';
 import type { DiacritizeOutput } from '../../events/contract.ts';
 import { invalid } from '../../lib/errors.ts';
-import { DIACRITIZE_LANGUAGES } from '../../lid/languages.ts';
-import { contextOf, type RouteDeps } from '../deps.ts';
-import { outputOf, outputsOf } from '../dispatcher.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
-import { codePointLength } from '../validation.ts';
-import { ERRORS, SECURITY, modelRoute } from './common.ts';
+import { DIACRITIZE_LANGUAGES } from './languages.ts';
+import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
+import { outputOf, outputsOf } from '../../gateway/dispatcher.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
+import { codePointLength } from '../../gateway/validation.ts';
+import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
 
 const LANGUAGE = { type: 'string', enum: Object.keys(DIACRITIZE_LANGUAGES) } as const;
 const HINTS = {
@@ -21,7 +21,7 @@ const HINTS = {
   additionalProperties: { type: 'string', maxLength: FIELD_LIMITS.hintMeaning }, description: 'word → meaning',
 } as const;
 const OPTIONS = {
-  model: { type: 'string', enum: modelsOf('diacritize'), default: DEFAULT_MODEL.diacritize },
+  model: { type: 'string', enum: capability.models.map((m) => m.name), default: capability.defaultModel },
   case_endings: { type: 'boolean', default: true },
   aligned: { type: 'boolean', default: true },
   min_confidence: { type: 'number', minimum: 0, maximum: 1, default: 0 },

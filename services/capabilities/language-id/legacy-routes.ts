@@ -1,21 +1,17 @@
 /**
- * Older routes kept for existing clients (spec, "Versioning"):
- * - POST /v1/generate-questions (+ /batch): request as /v1/questions/generate, response
- *   without the usage block;
- * - POST /v1/detect-language (+ /batch): served by the 608-language models but answers
+ * Older language-ID routes kept for existing clients (spec, "Versioning"):
+ * POST /v1/detect-language (+ /batch): served by the 608-language models but answers
  *   only with one of the 25 older languages; `model` lid-neural-25 / lid-lite-25 select
  *   lid-neural-608 / lid-lite-608; `variant` questions → traffic, passages → coverage.
  * Their request and response fields are written down in docs/api-choices.md.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LanguageIdOutput } from '../../events/contract.ts';
-import { QG_LANGUAGES, findQgLanguage } from '../../lid/languages.ts';
-import { contextOf, type RouteDeps } from '../deps.ts';
-import { outputOf, outputsOf } from '../dispatcher.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
-import { ERRORS, SECURITY, modelRoute } from './common.ts';
-import { questionsAdmission } from './questions.ts';
-import { QUESTIONS_BATCH_BODY, QUESTIONS_BODY, generate } from './questions.ts';
+import { QG_LANGUAGES, findQgLanguage } from '../../languages.ts';
+import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
+import { outputOf, outputsOf } from '../../gateway/dispatcher.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
+import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
 
 /** Legacy model names and the models that serve them. */
 export const LEGACY_LID_MODELS: Readonly<Record<string, string>> = { 'lid-neural-25': 'lid-neural-608', 'lid-lite-25': 'lid-lite-608' };
@@ -36,23 +32,7 @@ function legacyAnswer(a: LanguageIdOutput): Record<string, unknown> {
 }
 
 /** Route plugin. */
-export const legacyRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
-  app.post('/v1/generate-questions', {
-    ...modelRoute(questionsAdmission(() => 1), BODY_LIMITS.questions), schema: { tags: ['legacy'], summary: 'Legacy: use /v1/questions/generate', security: SECURITY, body: QUESTIONS_BODY, response: ERRORS },
-  }, async (req) => {
-    const b = req.body as { passage: string; n: number; language: string; model: string };
-    const { outs, language, model } = await generate(deps, req, [b.passage], b);
-    return { questions: outs[0]!.questions, language, model, warnings: outs[0]!.warnings };
-  });
-
-  app.post('/v1/generate-questions/batch', {
-    ...modelRoute(questionsAdmission((b) => b.passages.length), BODY_LIMITS.questionsBatch), schema: { tags: ['legacy'], summary: 'Legacy: use /v1/questions/generate/batch', security: SECURITY, body: QUESTIONS_BATCH_BODY, response: ERRORS },
-  }, async (req) => {
-    const b = req.body as { passages: string[]; n: number; language: string; model: string };
-    const { outs, language, model } = await generate(deps, req, b.passages, b);
-    return { results: outs.map((o) => o.questions), language, model };
-  });
-
+export const legacyLidRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   const lid = (texts: string[], b: { model: string; variant: string }) =>
     texts.map((text) => ({ text, model: LEGACY_LID_MODELS[b.model]!, mode: LEGACY_VARIANTS[b.variant]!, topK: 1, candidates: CANDIDATES }));
 

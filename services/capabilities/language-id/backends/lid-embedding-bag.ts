@@ -1,6 +1,6 @@
 /**
- * Language-ID engine: hashed n-gram features (services/lid/features.ts), the ONNX
- * embedding-bag model through onnxruntime-node, then services/lid/decode.ts.
+ * Language-ID engine: hashed n-gram features (../features.ts), the ONNX
+ * embedding-bag model through onnxruntime-node, then ../decode.ts.
  * Model folder: config.json (features, calibration or temperature), labels.json,
  * prior.json, <version>/model.onnx with the inputs of {@link lidFeeds} and outputs
  * logits and probs float32[N,C] (graph: scripts/lid-onnx.ts): the softmax with
@@ -9,11 +9,11 @@
 import * as ort from 'onnxruntime-node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { featureIds, type FeatureSpec } from '../../lid/features.ts';
-import { answerFrom, modelInfo, planDecode, preflight, type DecodePlan, type LidAnswer, type LidModelInfo, type TemperatureBucket } from '../../lid/decode.ts';
-import { ModelRepository } from '../../models/repository.ts';
-import { EngineError, type Engine, type EngineContext } from './types.ts';
-import type { ItemResult } from '../../events/contract.ts';
+import { featureIds, type FeatureSpec } from '../features.ts';
+import { answerFrom, modelInfo, planDecode, preflight, type DecodePlan, type LidAnswer, type LidModelInfo, type TemperatureBucket } from '../decode.ts';
+import { ModelRepository } from '../../../models/repository.ts';
+import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
+import type { ItemResult } from '../../../events/contract.ts';
 
 /** Request fields (Avro `LanguageIdRequest`). */
 export interface LanguageIdInput {

@@ -4,7 +4,7 @@
  * candidate restriction, softmax, top-k and warnings.
  */
 import { NO_SCRIPT, scriptCounts, unicodeScriptsOf } from './scripts.ts';
-import { findQgLanguage, languageName } from './languages.ts';
+import { findQgLanguage, languageName } from '../../languages.ts';
 
 /** Texts shorter than this (characters, trimmed) get a warning. */
 export const SHORT_TEXT_CHARS = 20;

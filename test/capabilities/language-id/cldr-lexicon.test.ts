@@ -4,9 +4,9 @@
  * loanwords and placeholders are dropped.
  */
 import { describe, expect, it } from 'vitest';
-import { cldrLexicons } from '../../scripts/lid-cldr.ts';
-import { cldrLanguageTo6393 } from '../../scripts/lid-prior.ts';
-import { dominantScript } from '../../services/lid/scripts.ts';
+import { cldrLexicons } from '../../../scripts/lid-cldr.ts';
+import { cldrLanguageTo6393 } from '../../../scripts/lid-prior.ts';
+import { dominantScript } from '../../../services/capabilities/language-id/scripts.ts';
 
 describe('CLDR lexicon', () => {
   const labels = new Set(['bos_Latn', 'hrv_Latn', 'srp_Cyrl', 'srp_Latn', 'zsm_Latn', 'nob_Latn', 'nno_Latn', 'tgl_Latn', 'cmn_Hans', 'cmn_Hant', 'eng_Latn', 'rus_Cyrl']);

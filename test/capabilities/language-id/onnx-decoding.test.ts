@@ -1,17 +1,17 @@
 /**
  * The ONNX graph's decoding (temperature, traffic prior, label mask, softmax: see
  * scripts/lid-onnx.ts) must give the answers of the JavaScript reference
- * (services/lid/decode.ts `decode`) on the same logits, for both shipped models.
+ * (services/capabilities/language-id/decode.ts `decode`) on the same logits, for both shipped models.
  */
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { answerFrom, decode, planDecode, preflight, type DecodeOptions, type DecodePlan } from '../../services/lid/decode.ts';
-import { featureIds } from '../../services/lid/features.ts';
-import { lidFeeds, readLidModel } from '../../services/workers/engines/language-id.ts';
-import { ModelRepository } from '../../services/models/repository.ts';
+import { answerFrom, decode, planDecode, preflight, type DecodeOptions, type DecodePlan } from '../../../services/capabilities/language-id/decode.ts';
+import { featureIds } from '../../../services/capabilities/language-id/features.ts';
+import { lidFeeds, readLidModel } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import { ModelRepository } from '../../../services/models/repository.ts';
 
-const MODELS = join(import.meta.dirname, '..', '..', 'models');
+const MODELS = join(import.meta.dirname, '..', '..', '..', 'models');
 const TEXTS = [
   'Hello world', 'merci', 'Wir fahren morgen früh mit dem Zug nach Hamburg.', 'Привет, как дела?', 'for (i = 0; i < n; i++) {}',
   'Mo fẹ́ lọ sí ọjà', 'こんにちは', 'Dobar dan, kako ste?', 'Habari za asubuhi, rafiki yangu', 'x',

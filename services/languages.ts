@@ -1,6 +1,7 @@
 /**
- * The 25 question-generation languages (spec: GET /v1/languages), which are also the
- * languages of the legacy detect-language route. Codes: ISO 639-3 (macrolanguage code
+ * The language table several capabilities share: the 25 question-generation languages
+ * (spec: GET /v1/languages), which are also the languages of the legacy detect-language
+ * route and the names language ID answers with. Codes: ISO 639-3 (macrolanguage code
  * where the language is a macrolanguage) and ISO 639-1; names in English (ISO 639-3
  * reference names, with the common name in parentheses where it differs).
  * `individual` lists the ISO 639-3 individual languages that language-ID labels use
@@ -69,10 +70,3 @@ export function languageName(code: string): string {
   const l = BY_ANY.get(code);
   return l && (l.code === code || l.individual.includes(code)) ? l.name : code;
 }
-
-/** The diacritization languages (spec) with their accepted 2-letter codes. */
-export const DIACRITIZE_LANGUAGES: Readonly<Record<string, string>> = {
-  yor: 'yor', ibo: 'ibo', hau: 'hau', vie: 'vie', pol: 'pol', tur: 'tur', por: 'por', spa: 'spa', fra: 'fra', ita: 'ita', ara: 'ara', 'ara-nocase': 'ara-nocase',
-  yo: 'yor', ig: 'ibo', ha: 'hau', vi: 'vie', pl: 'pol', tr: 'tur', pt: 'por', es: 'spa', fr: 'fra', it: 'ita', ar: 'ara',
-  auto: 'auto',
-};

@@ -5,21 +5,21 @@
  * this open; docs/api-choices.md).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { DEFAULT_MODEL, QG_VENDOR, modelsOf } from '../../capabilities.ts';
+import capability, { QG_VENDOR } from './index.ts';
 import type { QuestionsOutput } from '../../events/contract.ts';
 import { invalid } from '../../lib/errors.ts';
-import { QG_LANGUAGES, findQgLanguage } from '../../lid/languages.ts';
-import { contextOf, type RouteDeps } from '../deps.ts';
-import { outputOf, outputsOf } from '../dispatcher.ts';
-import type { Admission } from '../admission.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
-import { ERRORS, SECURITY, modelRoute } from './common.ts';
+import { QG_LANGUAGES, findQgLanguage } from '../../languages.ts';
+import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
+import { outputOf, outputsOf } from '../../gateway/dispatcher.ts';
+import type { Admission } from '../../gateway/admission.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
+import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
 
 const PASSAGE = { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.passage } as const;
 const OPTIONS = {
   n: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
   language: { type: 'string', maxLength: FIELD_LIMITS.languageName, default: 'English', description: "the passage's language: 3- or 2-letter code or name of one of the 25 languages of GET /v1/languages" },
-  model: { type: 'string', enum: modelsOf('questions'), default: DEFAULT_MODEL.questions },
+  model: { type: 'string', enum: capability.models.map((m) => m.name), default: capability.defaultModel },
 } as const;
 
 /** Body schema of POST /v1/questions/generate (and the legacy /v1/generate-questions). */

@@ -1,6 +1,6 @@
 /**
  * Checks and decodes one extraction image. It runs in an image thread (piscina; see
- * services/gateway/images.ts), never on the thread that serves HTTP: checking the base64
+ * ./images.ts), never on the thread that serves HTTP: checking the base64
  * text, decoding it and resizing with sharp take tens of milliseconds to seconds.
  *
  * Rules, each refused with a message naming the field: base64 or a base64 data URL
@@ -10,7 +10,7 @@
  * than {@link MAX_IMAGE_SIDE} pixels is scaled down.
  */
 import sharp from 'sharp';
-import { FIELD_LIMITS, MAX_IMAGE_PIXELS } from './limits.ts';
+import { FIELD_LIMITS, MAX_IMAGE_PIXELS } from '../../gateway/limits.ts';
 
 /** Longest side of an image sent to the extraction model, pixels ("large photos are scaled down automatically"). */
 export const MAX_IMAGE_SIDE = 2048;

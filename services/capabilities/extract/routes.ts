@@ -3,15 +3,15 @@
  * document per extracted document.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
+import capability from './index.ts';
 import type { ExtractOutput, ExtractRequest } from '../../events/contract.ts';
 import { ServiceError, codeOf } from '../../lib/errors.ts';
-import { contextOf, type RouteDeps } from '../deps.ts';
-import { outputOf } from '../dispatcher.ts';
-import { decodeImage } from '../images.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
-import { itemValidator, parseTemplate } from '../validation.ts';
-import { ERRORS, SECURITY, modelRoute } from './common.ts';
+import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
+import { outputOf } from '../../gateway/dispatcher.ts';
+import { closeImageThreads, configureImageThreads, decodeImage } from './images.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
+import { itemValidator, parseTemplate } from '../../gateway/validation.ts';
+import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
 
 const DOC_FIELDS = {
   template: { type: ['object', 'string'], description: 'shape of the answer; up to 8,000 characters' },
@@ -26,7 +26,7 @@ export const EXTRACT_BODY = {
   type: 'object',
   required: ['template'],
   anyOf: TEXT_OR_IMAGE,
-  properties: { ...DOC_FIELDS, model: { type: 'string', enum: modelsOf('extract') } },
+  properties: { ...DOC_FIELDS, model: { type: 'string', enum: capability.models.map((m) => m.name) } },
 } as const;
 
 const DOCUMENT = {
@@ -39,7 +39,7 @@ const BATCH_BODY = {
   type: 'object',
   required: ['documents'],
   properties: {
-    model: { type: 'string', enum: modelsOf('extract') },
+    model: { type: 'string', enum: capability.models.map((m) => m.name) },
     documents: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.extractBatch, items: { type: 'object' } },
   },
 } as const;
@@ -78,16 +78,20 @@ function checkDocuments(b: { documents: Array<Doc & { id?: unknown }> }): Docume
   return plan;
 }
 
-const modelOf = (b: { model?: string }) => b.model ?? DEFAULT_MODEL.extract;
+const modelOf = (b: { model?: string }) => b.model ?? capability.defaultModel;
 
 /** Route plugin. */
 export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  // the gateway's image threads: sized from IMAGE_THREADS, stopped with the app
+  configureImageThreads(deps.config.IMAGE_THREADS);
+  app.addHook('onClose', async () => { await closeImageThreads(); });
+
   app.post('/v1/extract', {
     ...modelRoute({ capability: 'extract', model: modelOf, items: () => 1, check: (b: Doc) => parseTemplate(b.template) }, BODY_LIMITS.extract),
     schema: { tags: ['extract'], summary: 'A document turned into JSON following a template', security: SECURITY, body: EXTRACT_BODY, response: ERRORS },
   }, async (req) => {
     const body = req.body as Doc & { model?: string };
-    const model = body.model ?? DEFAULT_MODEL.extract;
+    const model = body.model ?? capability.defaultModel;
     const event = await toEvent(body, req.admitted as Record<string, unknown>, model, '', contextOf(req).end?.signal);
     const [r] = await deps.dispatcher.dispatch<ExtractOutput>('extract', model, [event], contextOf(req));
     const out = outputOf(r!);

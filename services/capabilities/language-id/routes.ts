@@ -1,17 +1,18 @@
 /**
  * POST /v1/language-id and /v1/language-id/batch (spec: "Language identification
- * request"). Billing: one text per text.
+ * request"; billing: one text per text) and GET /v1/lid/models (no key needed).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { DEFAULT_MODEL, modelsOf } from '../../capabilities.ts';
+import capability from './index.ts';
 import type { LanguageIdOutput } from '../../events/contract.ts';
-import { contextOf, type RouteDeps } from '../deps.ts';
-import { outputOf, outputsOf } from '../dispatcher.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../limits.ts';
-import { ERRORS, SECURITY, modelRoute } from './common.ts';
+import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
+import { outputOf, outputsOf } from '../../gateway/dispatcher.ts';
+import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
+import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
+import { LEGACY_LID_MODELS } from './legacy-routes.ts';
 
 const OPTIONS = {
-  model: { type: 'string', enum: modelsOf('language-id'), default: DEFAULT_MODEL['language-id'] },
+  model: { type: 'string', enum: capability.models.map((m) => m.name), default: capability.defaultModel },
   mode: { type: 'string', enum: ['traffic', 'coverage'], default: 'traffic', description: 'traffic: leans towards widely used languages on short text; coverage: all languages alike' },
   top_k: { type: 'integer', minimum: 1, maximum: 25, default: 3 },
 } as const;
@@ -68,4 +69,14 @@ export const languageIdRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
       b.texts.map((text) => ({ text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null })), contextOf(req));
     return { results: outputsOf(rs).map(answerBody), model: b.model, mode: b.mode, usage: { texts: b.texts.length } };
   });
+
+  app.get('/v1/lid/models', { schema: { tags: ['info'], summary: 'Language identification models' } }, async () => ({
+    models: capability.models.map(({ name }) => ({
+      name,
+      status: deps.liveWorkers.canServe('language-id', name) ? 'available' : 'coming soon',
+      languages: deps.liveWorkers.languages('language-id', name),
+      default: capability.defaultModel === name,
+    })),
+    legacy: Object.entries(LEGACY_LID_MODELS).map(([name, servesWith]) => ({ name, serves_with: servesWith, languages: 25 })),
+  }));
 };

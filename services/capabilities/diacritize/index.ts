@@ -1,0 +1,25 @@
+/**
+ * Diacritic restoration (spec: "Diacritization request"): POST /v1/diacritize (+ /batch).
+ * Billed per input character. No backend in this build yet: its models answer 503
+ * MODEL_NOT_INSTALLED.
+ */
+import { defineCapability } from '../types.ts';
+import { DIACRITIZE_CATALOG_LANGUAGES as LANGS } from './languages.ts';
+
+export default defineCapability({
+  name: 'diacritize',
+  avroSymbol: 'diacritize',
+  billingUnit: 'characters',
+  endpoint: '/v1/diacritize',
+  models: [
+    { name: 'diacnet-2.0', languages: LANGS, description: 'diacritic restoration, best accuracy, meaning hints (GPU)' },
+    { name: 'diacnet-mini-2.0', languages: LANGS, description: 'diacritic restoration, half the size (GPU)' },
+    { name: 'diactag-2.0', languages: LANGS, description: 'diacritic restoration, cheapest (CPU), never changes a letter' },
+  ],
+  defaultModel: 'diacnet-2.0',
+  usageQuantity: (output) => Number(output.characters),
+  // per item a longer text than language ID
+  maxInflightItems: 1024,
+  routes: async () => [(await import('./routes.ts')).diacritizeRoutes],
+  backends: {},
+});

@@ -1,0 +1,25 @@
+/**
+ * Search-style question generation (spec: "Question generation request"): POST
+ * /v1/questions/generate (+ /batch) and the legacy POST /v1/generate-questions (+ /batch).
+ * Billed per generation (passage). No backend in this build yet: its model answers 503
+ * MODEL_NOT_INSTALLED.
+ */
+import { QG_LANGUAGES } from '../../languages.ts';
+import { defineCapability } from '../types.ts';
+
+/** Vendor prefix of the model name in responses (spec: `<vendor>/mist-qg-1.5b`). */
+export const QG_VENDOR = 'lmstream';
+
+export default defineCapability({
+  name: 'questions',
+  avroSymbol: 'questions',
+  billingUnit: 'generations',
+  endpoint: '/v1/questions/generate',
+  models: [{ name: 'mist-qg-1.5b', languages: QG_LANGUAGES.map((l) => l.code), description: 'search-style question generation' }],
+  defaultModel: 'mist-qg-1.5b',
+  usageQuantity: () => 1,
+  // about a second per item on a GPU (spec): what a few workers finish within the default request timeout
+  maxInflightItems: 256,
+  routes: async () => [(await import('./routes.ts')).questionsRoutes, (await import('./legacy-routes.ts')).legacyQuestionsRoutes],
+  backends: {},
+});
