@@ -47,6 +47,15 @@ export function usageFieldsOf(c: Capability): { capability: UsageCapability; uni
   return { capability: m.avroSymbol, unit: m.billingUnit };
 }
 
+/**
+ * The capability whose usage events carry an Avro `Capability` symbol (the inverse of
+ * {@link usageFieldsOf}); the symbol itself for one this build does not know (usage
+ * written by a newer build stays reportable).
+ */
+export function capabilityOfSymbol(symbol: string): string {
+  return CAPABILITY_MODULES.find((m) => m.avroSymbol === symbol)?.name ?? symbol;
+}
+
 /** Model names of a capability. */
 export const modelsOf = (c: Capability): string[] => capabilityModule(c).models.map((m) => m.name);
 

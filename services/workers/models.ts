@@ -5,9 +5,8 @@
  * model service shuts down after 5 idle minutes"; the pool's threads stop with it).
  */
 import type { Logger } from 'pino';
-import { modelsOf, type Capability } from '../capabilities/index.ts';
+import { BACKENDS, modelsOf, type Capability } from '../capabilities/index.ts';
 import type { ItemResult, ModelStatus } from '../events/contract.ts';
-import { BACKENDS } from '../capabilities/index.ts';
 import type { ModelRepository } from '../models/repository.ts';
 import { EngineError, type EngineContext } from './engines/types.ts';
 import { InferencePool } from './inference-pool.ts';

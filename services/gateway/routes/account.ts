@@ -2,7 +2,7 @@
  * POST /v1/warmup (key needed) and GET /v1/usage (key needed).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { CAPABILITIES, modelsOf, type Capability } from '../../capabilities/index.ts';
+import { CAPABILITIES, capabilityOfSymbol, modelsOf, type Capability } from '../../capabilities/index.ts';
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { BODY_LIMITS } from '../limits.ts';
@@ -74,7 +74,7 @@ export const accountRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
       key_id: req.apiKey!.id,
       from: new Date(from).toISOString(),
       to: new Date(to).toISOString(),
-      usage: rows.map((r) => ({ capability: r.capability.replace('_', '-'), model: r.model, unit: r.unit, quantity: r.quantity, billable_units: r.billable_units, requests: r.requests })),
+      usage: rows.map((r) => ({ capability: capabilityOfSymbol(r.capability), model: r.model, unit: r.unit, quantity: r.quantity, billable_units: r.billable_units, requests: r.requests })),
       billing_lag: lag,
     };
   });
