@@ -1,10 +1,18 @@
 /**
  * Configuration from the environment, validated by env-schema (JSON Schema, ajv)
- * with defaults applied. See README "Configuration" for the table.
+ * with defaults applied. See README "Configuration" for the table. A variable that maps
+ * onto a component's setting takes its type, default and bounds from the component's
+ * options schema (services/workers/options.ts, services/gateway/options.ts,
+ * services/transport/kafka/options.ts), so they are written once; services/compose.ts
+ * maps the configuration onto each component's options.
  */
 import { envSchema } from 'env-schema';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
+import { GATEWAY_SETTINGS_SCHEMA as G } from './gateway/options.ts';
+import { TOPIC_PARTITIONS, TOPIC_PREFIX, envProperty } from './lib/options.ts';
+import { KAFKA_DEFAULTS } from './transport/kafka/options.ts';
+import { WORKER_SETTINGS_SCHEMA as W } from './workers/options.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -14,29 +22,29 @@ const schema = {
     PORT: { type: 'integer', default: 8080, minimum: 0, maximum: 65535 },
     HOST: { type: 'string', default: '0.0.0.0' },
     LOG_LEVEL: { type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
-    LOG_REQUESTS: { type: 'boolean', default: true },
+    LOG_REQUESTS: envProperty(G, 'logRequests'),
     DATA_DIR: { type: 'string', default: resolve(ROOT, 'data') },
-    MODEL_REPOSITORY: { type: 'string', default: resolve(ROOT, 'models') },
-    TOPIC_PREFIX: { type: 'string', default: 'lmstream', pattern: '^[A-Za-z0-9._-]+$' },
-    TOPIC_PARTITIONS: { type: 'integer', default: 4, minimum: 1, maximum: 1024 },
-    REQUEST_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 1 },
-    MODEL_IDLE_UNLOAD_MS: { type: 'integer', default: 300000, minimum: 1000 },
-    EXECUTION_PROVIDER: { type: 'string', default: 'cpu', enum: ['cpu', 'cuda'] },
-    INFERENCE_THREADS: { type: 'integer', default: 1, minimum: 1, maximum: 64 },
+    MODEL_REPOSITORY: envProperty(W, 'modelRepository'),
+    TOPIC_PREFIX,
+    TOPIC_PARTITIONS,
+    REQUEST_TIMEOUT_MS: envProperty(G, 'requestTimeoutMs'),
+    MODEL_IDLE_UNLOAD_MS: envProperty(W, 'modelIdleUnloadMs'),
+    EXECUTION_PROVIDER: envProperty(W, 'executionProvider'),
+    INFERENCE_THREADS: envProperty(W, 'inferenceThreads'),
     API_KEYS: { type: 'string', default: '' },
-    RATE_LIMIT_MAX: { type: 'integer', default: 60000, minimum: 1 },
-    RATE_LIMIT_WINDOW_MS: { type: 'integer', default: 60000, minimum: 1000 },
-    RATE_LIMIT_ANON_MAX: { type: 'integer', default: 600, minimum: 1 },
-    TRUST_PROXY: { type: 'string', default: '' },
-    BODY_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100 },
-    MAX_INFLIGHT_BODY_BYTES: { type: 'integer', default: 268435456, minimum: 1048576 },
+    RATE_LIMIT_MAX: envProperty(G, 'rateLimitMax'),
+    RATE_LIMIT_WINDOW_MS: envProperty(G, 'rateLimitWindowMs'),
+    RATE_LIMIT_ANON_MAX: envProperty(G, 'rateLimitAnonMax'),
+    TRUST_PROXY: envProperty(G, 'trustProxy'),
+    BODY_TIMEOUT_MS: envProperty(G, 'bodyTimeoutMs'),
+    MAX_INFLIGHT_BODY_BYTES: envProperty(G, 'maxInflightBodyBytes'),
     MAX_INFLIGHT_ITEMS: { type: 'string', default: '', pattern: '^([a-z-]+=\\d+)?(,[a-z-]+=\\d+)*$' },
-    SHUTDOWN_GRACE_MS: { type: 'integer', default: 10000, minimum: 100 },
+    SHUTDOWN_GRACE_MS: envProperty(G, 'shutdownGraceMs'),
     HEALTH_PORT: { type: 'integer', default: 0, minimum: 0, maximum: 65535 },
     LIVENESS_STALL_MS: { type: 'integer', default: 10000, minimum: 1000 },
-    METRICS_TOKEN: { type: 'string', default: '' },
-    IMAGE_THREADS: { type: 'integer', default: 2, minimum: 1, maximum: 64 },
-    WORKER_HEARTBEAT_MS: { type: 'integer', default: 2000, minimum: 10 },
+    METRICS_TOKEN: envProperty(G, 'metricsToken'),
+    IMAGE_THREADS: envProperty(G, 'imageThreads'),
+    WORKER_HEARTBEAT_MS: envProperty(W, 'heartbeatMs'),
     TRANSPORT: { type: 'string', default: 'memory', enum: ['memory', 'kafka'] },
     KAFKA_BROKERS: { type: 'string', default: 'localhost:9092' },
     KAFKA_CLIENT_ID: { type: 'string', default: 'lmstream' },
@@ -44,20 +52,20 @@ const schema = {
     KAFKA_SASL_MECHANISM: { type: 'string', default: '', enum: ['', 'plain', 'scram-sha-256', 'scram-sha-512'] },
     KAFKA_SASL_USERNAME: { type: 'string', default: '' },
     KAFKA_SASL_PASSWORD: { type: 'string', default: '' },
-    KAFKA_LINGER_MS: { type: 'integer', default: 1, minimum: 0 },
-    KAFKA_COMPRESSION: { type: 'string', default: 'gzip', enum: ['none', 'gzip'] },
-    KAFKA_FETCH_MAX_WAIT_MS: { type: 'integer', default: 100, minimum: 1 },
-    KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: { type: 'integer', default: 500, minimum: 1 },
-    WORKER_MAX_IN_FLIGHT_BATCHES: { type: 'integer', default: 8, minimum: 1 },
-    KAFKA_REPLICATION_FACTOR: { type: 'integer', default: 1, minimum: 1 },
+    KAFKA_LINGER_MS: { type: 'integer', default: KAFKA_DEFAULTS.lingerMs, minimum: 0 },
+    KAFKA_COMPRESSION: { type: 'string', default: KAFKA_DEFAULTS.compression, enum: ['none', 'gzip'] },
+    KAFKA_FETCH_MAX_WAIT_MS: { type: 'integer', default: KAFKA_DEFAULTS.fetchMaxWaitMs, minimum: 1 },
+    KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: { type: 'integer', default: KAFKA_DEFAULTS.backgroundFetchMaxWaitMs, minimum: 1 },
+    WORKER_MAX_IN_FLIGHT_BATCHES: envProperty(W, 'maxInFlightBatches'),
+    KAFKA_REPLICATION_FACTOR: { type: 'integer', default: KAFKA_DEFAULTS.replicationFactor, minimum: 1 },
     SCHEMA_REGISTRY_URL: { type: 'string', default: '' },
     SCHEMA_REGISTRY_PORT: { type: 'integer', default: 8081, minimum: 0, maximum: 65535 },
     DATABASE_URL: { type: 'string', default: '' },
-    DLQ_MAX_ATTEMPTS: { type: 'integer', default: 3, minimum: 1 },
-    KAFKA_SESSION_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 1000 },
+    DLQ_MAX_ATTEMPTS: envProperty(W, 'dlqMaxAttempts'),
+    KAFKA_SESSION_TIMEOUT_MS: { type: 'integer', default: KAFKA_DEFAULTS.sessionTimeoutMs, minimum: 1000 },
     BATCH_MAX_QUEUE_DELAY_MS: { type: 'integer', default: -1, minimum: -1 },
   },
-} as const;
+};
 
 /** Names of every environment variable the services read (deploy files are checked against it). */
 export const CONFIG_KEYS: readonly string[] = Object.keys(schema.properties);

@@ -16,7 +16,7 @@ import { BillingConsumer } from './billing/consumer.ts';
 import { Ledger } from './billing/ledger.ts';
 import { KeyStore } from './keys/store.ts';
 import { buildSchemaRegistry } from './schema-registry/server.ts';
-import { createTransport } from './transport/factory.ts';
+import { batchPolicyOf, createTransport, gatewaySettingsOf, workerSettingsOf } from './compose.ts';
 import { MemoryTransport } from './transport/memory.ts';
 import type { Transport } from './transport/types.ts';
 import { CapabilityWorker } from './workers/worker.ts';
@@ -58,10 +58,6 @@ export interface Runtime {
 export interface RuntimeOptions {
   services?: ServiceName[];
   logger?: Logger;
-  /** use this transport instead of building one from the config (tests) */
-  transport?: Transport;
-  /** per-worker settings (tests) */
-  workerOptions?: Partial<ConstructorParameters<typeof CapabilityWorker>[0]>;
 }
 
 /**
@@ -90,7 +86,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
       codec = new AvroCodec();
     }
     rt.codec = codec;
-    const transport = opts.transport ?? createTransport(config, logger, {
+    const transport = createTransport(config, logger, {
       onFatal: (err) => { logger.fatal({ err }, 'a Kafka consumer stopped for good; exiting so that a supervisor restarts this process'); process.exit(1); },
     });
     if (transport instanceof MemoryTransport) transport.events.on('handler-error', (err) => logger.error({ err }, 'batch failed; it will be delivered again'));
@@ -108,9 +104,12 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     // every service starts at once: each consumer group join waits for the group
     // coordinator (3 s on librdkafka's mock cluster), and 13 joins one after another made
     // a Kafka-mode process take 40 s to become healthy
+    const workerSettings = workerSettingsOf(config);
     for (const s of services) {
       if (!s.startsWith('worker:')) continue;
-      const w = new CapabilityWorker({ capability: s.slice(7) as Capability, transport, codec, config, logger, ...opts.workerOptions });
+      const w = new CapabilityWorker({
+        capability: s.slice(7) as Capability, transport, codec, logger, settings: workerSettings, batchPolicy: batchPolicyOf(config),
+      });
       rt.workers.push(w);
       closers.push(() => w.stop());
     }
@@ -121,7 +120,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     const starts: Array<Promise<unknown>> = rt.workers.map((w) => w.start());
     if (rt.billing) starts.push(rt.billing.start());
     if (services.includes('gateway')) {
-      starts.push(startGateway({ config, transport, transportName: config.TRANSPORT, codec, keys: rt.keys!, ledger: rt.ledger, logger }).then((g) => {
+      starts.push(startGateway({ settings: gatewaySettingsOf(config), transport, transportName: config.TRANSPORT, codec, keys: rt.keys!, ledger: rt.ledger, logger }).then((g) => {
         rt.gateway = g;
         closers.push(() => g.close());
       }));

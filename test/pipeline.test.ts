@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { CapabilityWorker } from '../services/workers/worker.ts';
 import { H, topicsFor } from '../services/events/topics.ts';
-import { loadConfig } from '../services/config.ts';
 import { post, servicesClosedAfterEach, until } from './helpers/service.ts';
 
 const service = servicesClosedAfterEach();
@@ -20,7 +19,7 @@ describe('pipeline', () => {
     const svc = await service({ TOPIC_PARTITIONS: 8 });
     // a second language-ID worker that holds its items for 3 s before running them
     const slow = new CapabilityWorker({
-      capability: 'language-id', transport: svc.transport, codec: svc.codec, config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200, TOPIC_PARTITIONS: 8 }),
+      capability: 'language-id', transport: svc.transport, codec: svc.codec, settings: { heartbeatMs: 200, partitions: 8 },
       logger: pino({ level: 'silent' }), batchPolicy: { maxQueueDelayMs: 3000, maxBatchSize: 10_000 },
     });
     await slow.start();
@@ -59,7 +58,7 @@ describe('pipeline', () => {
     const svc = await service({ REQUEST_TIMEOUT_MS: 300 }, { capabilities: [] });
     const slow = new CapabilityWorker({
       capability: 'language-id', transport: svc.transport, codec: svc.codec, logger: pino({ level: 'silent' }),
-      config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200 }), batchPolicy: { maxQueueDelayMs: 1000 },
+      settings: { heartbeatMs: 200 }, batchPolicy: { maxQueueDelayMs: 1000 },
     });
     await slow.start();
     try {

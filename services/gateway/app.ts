@@ -27,7 +27,7 @@ import type { GatewayState } from './state.ts';
 import { registerDelivery } from './delivery.ts';
 import { registerJsonParser } from './json-body.ts';
 import { BODY_LIMITS } from './limits.ts';
-import { InflightItems, parseInflightItems } from './load-shedding.ts';
+import { DEFAULT_INFLIGHT_ITEMS, InflightItems } from './load-shedding.ts';
 import { RateLimits } from './rate-limit.ts';
 import { UsageRecorder } from './usage-recorder.ts';
 import { infoRoutes } from './routes/info.ts';
@@ -69,7 +69,7 @@ function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, s
  * @throws Error when a plugin fails to register or MAX_INFLIGHT_ITEMS is malformed
  */
 export async function build(opts: BuildOptions): Promise<FastifyInstance> {
-  const { config } = opts;
+  const { settings } = opts;
   const app = Fastify({
     loggerInstance: opts.logger.child({ service: 'gateway' }) as FastifyBaseLogger,
     // the request id keys correlation ids and usage event ids: always made here (a random
@@ -77,24 +77,24 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     // UUIDv7 cost 11 µs of CPU per request), never the client's
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMITS.other,
-    trustProxy: trustProxyOf(config.TRUST_PROXY),
+    trustProxy: trustProxyOf(settings.trustProxy),
     // a request (headers and body) must arrive within BODY_TIMEOUT_MS: 408 and the
     // connection closed after it; checked every second (Node's default is every 30 s).
     // Node 20 applies requestTimeout only when the server is created with it, not when
     // set afterwards as Fastify does, so it goes in both places.
-    requestTimeout: config.BODY_TIMEOUT_MS,
-    http: { requestTimeout: config.BODY_TIMEOUT_MS, connectionsCheckingInterval: Math.min(1000, config.BODY_TIMEOUT_MS) },
+    requestTimeout: settings.bodyTimeoutMs,
+    http: { requestTimeout: settings.bodyTimeoutMs, connectionsCheckingInterval: Math.min(1000, settings.bodyTimeoutMs) },
     clientErrorHandler,
-    logController: new LogController({ disableRequestLogging: !config.LOG_REQUESTS, requestIdLogLabel: 'reqId' }),
+    logController: new LogController({ disableRequestLogging: !settings.logRequests, requestIdLogLabel: 'reqId' }),
     ajv: { customOptions: { allowUnionTypes: true, coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false } },
   });
   registerJsonParser(app);
 
-  const limits = new RateLimits({ keyMax: config.RATE_LIMIT_MAX, anonMax: config.RATE_LIMIT_ANON_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
+  const limits = new RateLimits({ keyMax: settings.rateLimitMax, anonMax: settings.rateLimitAnonMax, windowMs: settings.rateLimitWindowMs });
   const state: GatewayState = {
     draining: false,
-    inflight: new InflightItems(parseInflightItems(config.MAX_INFLIGHT_ITEMS)),
-    bodies: new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES),
+    inflight: new InflightItems({ ...DEFAULT_INFLIGHT_ITEMS, ...settings.maxInflightItems } as typeof DEFAULT_INFLIGHT_ITEMS),
+    bodies: new BodyBudget(settings.maxInflightBodyBytes),
     recorder: new UsageRecorder(opts.producer, opts.codec, opts.topics.usage, opts.logger.child({ service: 'gateway', component: 'usage' })),
   };
   app.decorate('gatewayState', state);
@@ -146,7 +146,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   });
   registerAdmission(app, { limits, dispatcher: opts.dispatcher, inflight: state.inflight });
   registerBodyBudget(app, state.bodies);
-  registerDelivery(app, { config, recorder: state.recorder });
+  registerDelivery(app, { requestTimeoutMs: settings.requestTimeoutMs, recorder: state.recorder });
 
   await app.register(swagger, {
     openapi: {
@@ -159,7 +159,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // Prometheus metrics: only with METRICS_TOKEN as a bearer token (docs/security.md)
-  const metricsToken = config.METRICS_TOKEN ? Buffer.from(`Bearer ${config.METRICS_TOKEN}`) : null;
+  const metricsToken = settings.metricsToken ? Buffer.from(`Bearer ${settings.metricsToken}`) : null;
   app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
     if (!metricsToken) throw new ServiceError('FORBIDDEN', '/metrics is off: set METRICS_TOKEN and send it as Authorization: Bearer <METRICS_TOKEN>');
     const given = Buffer.from(req.headers.authorization ?? '');

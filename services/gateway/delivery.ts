@@ -10,17 +10,16 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { usageFieldsOf } from '../capabilities/index.ts';
-import type { Config } from '../config.ts';
 import { endOf } from './request-end.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 
 /** Adds the hook of the module comment to `app`. */
-export function registerDelivery(app: FastifyInstance, o: { config: Config; recorder: UsageRecorder }): void {
+export function registerDelivery(app: FastifyInstance, o: { requestTimeoutMs: number; recorder: UsageRecorder }): void {
   app.addHook('preHandler', async (req, reply) => {
     if (!req.routeOptions.config?.admission) return;
     req.dispatchContext = {
       requestId: req.id, keyId: req.apiKey!.id, log: req.log, end: endOf(req, reply), usage: [], nextItem: 0,
-      deadline: Math.round(Date.now() - reply.elapsedTime) + o.config.REQUEST_TIMEOUT_MS,
+      deadline: Math.round(Date.now() - reply.elapsedTime) + o.requestTimeoutMs,
     };
   });
   // onResponse runs on the response's finish (and on a write error, when `finished` is false)

@@ -2,8 +2,8 @@
  * What route plugins get from the app factory.
  */
 import type { FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
 import type { Admission } from './admission.ts';
+import type { GatewaySettings } from './options.ts';
 import type { GatewayState } from './state.ts';
 import type { EventCodec } from '../events/codec.ts';
 import type { Topics } from '../events/topics.ts';
@@ -15,7 +15,8 @@ import type { LiveWorkers } from './live-workers.ts';
 
 /** Services the routes use. */
 export interface RouteDeps {
-  config: Config;
+  /** the gateway's settings, validated, defaults applied */
+  settings: GatewaySettings;
   codec: EventCodec;
   topics: Topics;
   producer: Producer;

@@ -4,16 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { Ledger } from '../billing/ledger.ts';
 import { billingGroup } from '../billing/consumer.ts';
-import type { Config } from '../config.ts';
 import { ServiceError } from '../lib/errors.ts';
-import type { EventCodec } from '../events/codec.ts';
 import { topicsFor } from '../events/topics.ts';
-import type { KeyStore } from '../keys/store.ts';
-import type { Transport } from '../transport/types.ts';
 import { build } from './app.ts';
+import { gatewaySettings, type GatewayOptions } from './options.ts';
 import { Correlator } from './correlator.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { LiveWorkers } from './live-workers.ts';
@@ -34,28 +29,28 @@ export interface Gateway {
   close(drainMs?: number): Promise<void>;
 }
 
-/** Options of {@link startGateway}. */
-export interface GatewayOptions {
-  config: Config; transport: Transport; transportName: string; codec: EventCodec; keys: KeyStore; ledger?: Ledger; logger: Logger;
-  instanceId?: string;
-}
+export type { GatewayOptions, GatewaySettings } from './options.ts';
 
-/** Starts a gateway; resolves once its reply consumer owns the reply partition. */
+/**
+ * Starts a gateway; resolves once its reply consumer owns the reply partition.
+ * @throws OptionsError naming a setting that breaks its schema
+ */
 export async function startGateway(o: GatewayOptions): Promise<Gateway> {
+  const settings = gatewaySettings(o.settings);
   const instanceId = o.instanceId ?? randomUUID();
-  const topics = topicsFor(o.config.TOPIC_PREFIX);
+  const topics = topicsFor(settings.topicPrefix);
   const log = o.logger.child({ service: 'gateway', instance: instanceId });
-  const correlator = new Correlator(o.transport, o.codec, topics.replies(instanceId), `${o.config.TOPIC_PREFIX}.gateway.${instanceId}`, log);
+  const correlator = new Correlator(o.transport, o.codec, topics.replies(instanceId), `${settings.topicPrefix}.gateway.${instanceId}`, log);
   // the consumer group keeps its old name (`.registry.`), so running deployments keep their offsets
-  const liveWorkers = new LiveWorkers(o.transport, o.codec, topics.workers, `${o.config.TOPIC_PREFIX}.registry.${instanceId}`, Math.max(5 * o.config.WORKER_HEARTBEAT_MS, 10_000));
+  const liveWorkers = new LiveWorkers(o.transport, o.codec, topics.workers, `${settings.topicPrefix}.registry.${instanceId}`, Math.max(5 * settings.workerHeartbeatMs, 10_000));
   // both consumer groups join at once (each join waits for the group coordinator)
   await Promise.all([correlator.start(), liveWorkers.start(), o.transport.ensureTopics([{ name: topics.cancellations, partitions: 1, retentionMs: 600_000 }])]);
   const producer = o.transport.producer();
   const dispatcher = new Dispatcher(producer, o.codec, correlator, liveWorkers, topics);
   const app = await build({
-    config: o.config, codec: o.codec, topics, producer, dispatcher, liveWorkers, ledger: o.ledger, version: VERSION,
+    settings, codec: o.codec, topics, producer, dispatcher, liveWorkers, ledger: o.ledger, version: VERSION,
     transport: o.transportName, keys: o.keys, logger: o.logger,
-    billingLag: () => o.transport.consumerLag(billingGroup(o.config.TOPIC_PREFIX), topics.usage),
+    billingLag: () => o.transport.consumerLag(billingGroup(settings.topicPrefix), topics.usage),
   });
   let closing: Promise<void> | undefined;
   const close = async (drainMs: number) => {
@@ -72,7 +67,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   };
   return {
     instanceId, app, correlator, liveWorkers,
-    close(drainMs = o.config.SHUTDOWN_GRACE_MS / 2) {
+    close(drainMs = settings.shutdownGraceMs / 2) {
       closing ??= close(drainMs);
       return closing;
     },

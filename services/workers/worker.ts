@@ -11,9 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { requestSchemaOf, type Capability } from '../capabilities/index.ts';
-import type { Config } from '../config.ts';
-import type { EventCodec, RequestSchema } from '../events/codec.ts';
+import { requestSchemaOf } from '../capabilities/index.ts';
+import type { RequestSchema } from '../events/codec.ts';
 import type { ItemResult } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
 import { H, topicsFor, type Topics } from '../events/topics.ts';
@@ -21,27 +20,17 @@ import { ServiceError } from '../lib/errors.ts';
 import { cancelledItems, expiredItems, microBatchSize, queueDepth } from '../lib/metrics.ts';
 import { MODEL_DEFAULTS } from '../models/config.ts';
 import { ModelRepository } from '../models/repository.ts';
-import type { Batch, Consumer, Producer, Transport } from '../transport/types.ts';
+import type { Batch, Consumer, Producer } from '../transport/types.ts';
 import { Backpressure } from './backpressure.ts';
-import { MicroBatcher, type BatchPolicy } from './batcher.ts';
+import { MicroBatcher } from './batcher.ts';
 import { Cancellations } from './cancellations.ts';
 import { AttemptCounter, deadLetter } from './dead-letter.ts';
 import { EngineError } from './engines/types.ts';
 import { WorkerModels } from './models.ts';
+import { workerSettings, type WorkerOptions, type WorkerSettings } from './options.ts';
 import { ResultPublisher, groupByTopic, type Item, type TopicMessages } from './publisher.ts';
 
-/** Options of a worker. */
-export interface WorkerOptions {
-  capability: Capability;
-  transport: Transport;
-  codec: EventCodec;
-  config: Config;
-  logger: Logger;
-  /** unique per process; default a random UUID */
-  instanceId?: string;
-  /** batching settings that win over every model's config.json (operations, tests) */
-  batchPolicy?: Partial<BatchPolicy>;
-}
+export type { WorkerOptions, WorkerSettings } from './options.ts';
 
 /**
  * What the micro-batcher hands back for an item: its result, and the publication of its
@@ -68,10 +57,14 @@ export class CapabilityWorker {
   private timers: NodeJS.Timeout[] = [];
   private readonly log: Logger;
 
+  private readonly settings: WorkerSettings;
+
+  /** @throws OptionsError naming a setting that breaks its schema */
   constructor(private readonly opts: WorkerOptions) {
+    this.settings = workerSettings(opts.settings);
     this.instanceId = opts.instanceId ?? randomUUID();
-    this.topics = topicsFor(opts.config.TOPIC_PREFIX);
-    this.repo = new ModelRepository(opts.config.MODEL_REPOSITORY);
+    this.topics = topicsFor(this.settings.topicPrefix);
+    this.repo = new ModelRepository(this.settings.modelRepository);
     this.producer = opts.transport.producer();
     this.log = opts.logger.child({ service: `worker:${opts.capability}`, instance: this.instanceId });
     this.publisher = new ResultPublisher(opts.capability, opts.codec, this.producer, this.topics.usage);
@@ -87,23 +80,24 @@ export class CapabilityWorker {
    * @throws ModelConfigError naming the file and the field of an invalid config.json
    */
   async start(): Promise<void> {
-    const { transport, capability, config } = this.opts;
+    const { transport, capability } = this.opts;
+    const s = this.settings;
     const installed = this.repo.check();
     this.log.info({ installed }, 'model repository read');
     this.models = new WorkerModels(capability, this.repo, {
-      repository: config.MODEL_REPOSITORY, executionProvider: config.EXECUTION_PROVIDER, intraOpThreads: config.INFERENCE_THREADS,
-    }, config.MODEL_IDLE_UNLOAD_MS, (m) => this.batchers.get(m)?.depth ?? 0, this.log);
+      repository: s.modelRepository, executionProvider: s.executionProvider, intraOpThreads: s.inferenceThreads,
+    }, s.modelIdleUnloadMs, (m) => this.batchers.get(m)?.depth ?? 0, this.log);
     const requests = this.topics.requests(capability);
     await transport.ensureTopics([
-      { name: requests, partitions: config.TOPIC_PARTITIONS },
+      { name: requests, partitions: s.partitions },
       { name: this.topics.deadLetter(capability), partitions: 1 },
       { name: this.topics.workers, partitions: 1, retentionMs: 60_000 },
       { name: this.topics.control, partitions: 1, retentionMs: 3_600_000 },
       { name: this.topics.cancellations, partitions: 1, retentionMs: 600_000 },
     ]);
-    this.consumer = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.workers.${capability}`, topics: [requests], fromBeginning: true, maxInFlightBatches: config.WORKER_MAX_IN_FLIGHT_BATCHES });
-    this.control = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.control.${this.instanceId}`, topics: [this.topics.control], background: true });
-    this.cancels = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.cancellations.${this.instanceId}`, topics: [this.topics.cancellations], background: true });
+    this.consumer = transport.consumer({ groupId: `${s.topicPrefix}.workers.${capability}`, topics: [requests], fromBeginning: true, maxInFlightBatches: s.maxInFlightBatches });
+    this.control = transport.consumer({ groupId: `${s.topicPrefix}.control.${this.instanceId}`, topics: [this.topics.control], background: true });
+    this.cancels = transport.consumer({ groupId: `${s.topicPrefix}.cancellations.${this.instanceId}`, topics: [this.topics.cancellations], background: true });
     // the three groups join at once (each join waits for the group coordinator)
     await Promise.all([
       this.consumer.run((b) => this.handleBatch(b)),
@@ -111,8 +105,8 @@ export class CapabilityWorker {
       this.cancels.run((b) => this.cancellations.take(b)),
     ]);
     await this.heartbeat();
-    this.timers.push(setInterval(() => void this.heartbeat().catch((err) => this.log.warn({ err }, 'heartbeat failed')), config.WORKER_HEARTBEAT_MS));
-    this.timers.push(setInterval(() => void this.models.unloadIdle(), Math.min(60_000, config.MODEL_IDLE_UNLOAD_MS / 4)));
+    this.timers.push(setInterval(() => void this.heartbeat().catch((err) => this.log.warn({ err }, 'heartbeat failed')), s.heartbeatMs));
+    this.timers.push(setInterval(() => void this.models.unloadIdle(), Math.min(60_000, s.modelIdleUnloadMs / 4)));
     for (const t of this.timers) t.unref();
   }
 
@@ -193,7 +187,6 @@ export class CapabilityWorker {
           maxQueueSize: batching.max_queue_size,
           preferredBatchSizes: cfg?.dynamic_batching.preferred_batch_size,
           concurrency: cfg?.instance_count ?? 1,
-          ...(this.opts.config.BATCH_MAX_QUEUE_DELAY_MS >= 0 ? { maxQueueDelayMs: this.opts.config.BATCH_MAX_QUEUE_DELAY_MS } : {}),
           ...this.opts.batchPolicy,
         },
         (items) => this.runMicroBatch(model, items),
@@ -228,7 +221,7 @@ export class CapabilityWorker {
         if (err instanceof EngineError) {
           results = items.map(() => failed(err.code, err.message));
         } else {
-          const max = this.opts.config.DLQ_MAX_ATTEMPTS;
+          const max = this.settings.dlqMaxAttempts;
           const exhausted = items.filter((i) => this.attempts.count(i.msg) >= max);
           if (exhausted.length === 0) throw err;
           const error = `inference failed ${max} times: ${(err as Error).message}`;

@@ -47,11 +47,11 @@ export const KEY_B = 'test-key-b-9876543210';
  * running it (its micro-batches wait that long), so that tests can act while items are
  * in flight. Stop it with `stop()`.
  */
-export async function slowWorker(svc: Embedded, delayMs: number, config: Partial<Record<keyof Config, string | number>> = {}): Promise<import('../../services/workers/worker.ts').CapabilityWorker> {
+export async function slowWorker(svc: Embedded, delayMs: number): Promise<import('../../services/workers/worker.ts').CapabilityWorker> {
   const { CapabilityWorker } = await import('../../services/workers/worker.ts');
   const w = new CapabilityWorker({
     capability: 'language-id', transport: svc.transport, codec: svc.codec, logger: pino({ level: 'silent' }),
-    config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200, ...config }), batchPolicy: { maxQueueDelayMs: delayMs, maxBatchSize: 100_000 },
+    settings: { heartbeatMs: 200 }, batchPolicy: { maxQueueDelayMs: delayMs, maxBatchSize: 100_000 },
   });
   await w.start();
   await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat of the slow worker');

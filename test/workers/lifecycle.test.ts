@@ -56,7 +56,6 @@ describe('backpressure', () => {
   it('pauses fetching when the queues fill and resumes when they drain, answering every item', async () => {
     const { startService: start, post: send } = await import('../helpers/service.ts');
     const { CapabilityWorker } = await import('../../services/workers/worker.ts');
-    const { loadConfig } = await import('../../services/config.ts');
     const s = await start({}, { capabilities: [] });
     const logs: Array<Record<string, unknown>> = [];
     // a model repository whose lid-lite-608 queues at most 8 items (its config.json says so)
@@ -65,7 +64,7 @@ describe('backpressure', () => {
     const cfgFile = join(repo, 'lid-lite-608', 'config.json');
     writeFileSync(cfgFile, JSON.stringify({ ...JSON.parse(readFileSync(cfgFile, 'utf8')), max_batch_size: 2, dynamic_batching: { max_queue_delay_ms: 50, max_queue_size: 8 } }));
     const w = new CapabilityWorker({
-      capability: 'language-id', transport: s.transport, codec: s.codec, config: loadConfig({ DATA_DIR: '/tmp', WORKER_HEARTBEAT_MS: 200, MODEL_REPOSITORY: repo }),
+      capability: 'language-id', transport: s.transport, codec: s.codec, settings: { heartbeatMs: 200, modelRepository: repo },
       logger: pino({ level: 'info' }, new Writable({ write(c, _e, cb) { for (const l of String(c).split('\n')) if (l) logs.push(JSON.parse(l)); cb(); } })),
     });
     await w.start();

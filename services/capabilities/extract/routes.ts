@@ -82,8 +82,8 @@ const modelOf = (b: { model?: string }) => b.model ?? capability.defaultModel;
 
 /** Route plugin. */
 export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
-  // the gateway's image threads: sized from IMAGE_THREADS, stopped with the app
-  configureImageThreads(deps.config.IMAGE_THREADS);
+  // the gateway's image threads: sized by its `imageThreads` setting, stopped with the app
+  configureImageThreads(deps.settings.imageThreads);
   app.addHook('onClose', async () => { await closeImageThreads(); });
 
   app.post('/v1/extract', {

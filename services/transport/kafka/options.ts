@@ -1,6 +1,6 @@
 /**
  * Options of the Kafka transport (services/transport/kafka/transport.ts). The
- * composition root builds them from the configuration (services/transport/factory.ts).
+ * composition root builds them from the configuration (services/compose.ts).
  */
 import type { SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';

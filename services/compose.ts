@@ -1,0 +1,73 @@
+/**
+ * The composition root's map from the configuration (environment variables, README
+ * "Configuration") to each component's own options: the workers' and gateways'
+ * settings, the Kafka transport's options, and the transport itself. Components never
+ * see the configuration: each validates its own settings (services/lib/options.ts), so
+ * its options say what it may touch. The services (services/runtime.ts) and the bulk
+ * connectors (connectors/common.ts) build theirs here.
+ */
+import type { SASLOptions } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { parseInflightItems } from './gateway/load-shedding.ts';
+import type { GatewaySettings } from './gateway/options.ts';
+import { KafkaTransport, type KafkaTransportOptions } from './transport/kafka/index.ts';
+import { MemoryTransport } from './transport/memory.ts';
+import type { Transport } from './transport/types.ts';
+import type { BatchPolicy } from './workers/batcher.ts';
+import type { WorkerSettings } from './workers/options.ts';
+
+/** A worker's settings from the configuration. */
+export function workerSettingsOf(c: Config): WorkerSettings {
+  return {
+    topicPrefix: c.TOPIC_PREFIX, partitions: c.TOPIC_PARTITIONS, modelRepository: c.MODEL_REPOSITORY,
+    executionProvider: c.EXECUTION_PROVIDER, inferenceThreads: c.INFERENCE_THREADS, modelIdleUnloadMs: c.MODEL_IDLE_UNLOAD_MS,
+    heartbeatMs: c.WORKER_HEARTBEAT_MS, maxInFlightBatches: c.WORKER_MAX_IN_FLIGHT_BATCHES, dlqMaxAttempts: c.DLQ_MAX_ATTEMPTS,
+  };
+}
+
+/** The batching settings the configuration sets over every model's config.json (BATCH_MAX_QUEUE_DELAY_MS ≥ 0). */
+export function batchPolicyOf(c: Config): Partial<BatchPolicy> {
+  return c.BATCH_MAX_QUEUE_DELAY_MS >= 0 ? { maxQueueDelayMs: c.BATCH_MAX_QUEUE_DELAY_MS } : {};
+}
+
+/**
+ * A gateway's settings from the configuration.
+ * @throws Error when MAX_INFLIGHT_ITEMS names an unknown capability or a bad number
+ */
+export function gatewaySettingsOf(c: Config): GatewaySettings {
+  return {
+    topicPrefix: c.TOPIC_PREFIX, requestTimeoutMs: c.REQUEST_TIMEOUT_MS, shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
+    workerHeartbeatMs: c.WORKER_HEARTBEAT_MS, bodyTimeoutMs: c.BODY_TIMEOUT_MS, trustProxy: c.TRUST_PROXY, logRequests: c.LOG_REQUESTS,
+    rateLimitMax: c.RATE_LIMIT_MAX, rateLimitWindowMs: c.RATE_LIMIT_WINDOW_MS, rateLimitAnonMax: c.RATE_LIMIT_ANON_MAX,
+    maxInflightBodyBytes: c.MAX_INFLIGHT_BODY_BYTES, maxInflightItems: parseInflightItems(c.MAX_INFLIGHT_ITEMS),
+    metricsToken: c.METRICS_TOKEN, imageThreads: c.IMAGE_THREADS,
+  };
+}
+
+/** What the caller decides beyond the configuration. */
+export interface TransportHooks {
+  /** a Kafka consumer stopped for good (services: exit for the supervisor; default: log only) */
+  onFatal?: (err: Error) => void;
+}
+
+/** The Kafka transport's options the KAFKA_* settings describe. */
+export function kafkaOptionsOf(c: Config, logger: Logger, hooks: TransportHooks = {}): KafkaTransportOptions {
+  const sasl = c.KAFKA_SASL_MECHANISM
+    ? ({ mechanism: c.KAFKA_SASL_MECHANISM, username: c.KAFKA_SASL_USERNAME, password: c.KAFKA_SASL_PASSWORD } as SASLOptions)
+    : undefined;
+  return {
+    brokers: c.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+    clientId: c.KAFKA_CLIENT_ID, ssl: c.KAFKA_SSL, sasl,
+    lingerMs: c.KAFKA_LINGER_MS, compression: c.KAFKA_COMPRESSION, fetchMaxWaitMs: c.KAFKA_FETCH_MAX_WAIT_MS,
+    backgroundFetchMaxWaitMs: c.KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS,
+    replicationFactor: c.KAFKA_REPLICATION_FACTOR, sessionTimeoutMs: c.KAFKA_SESSION_TIMEOUT_MS,
+    heartbeatIntervalMs: Math.max(100, Math.floor(c.KAFKA_SESSION_TIMEOUT_MS / 10)), logger: logger.child({ component: 'kafka' }),
+    onFatal: hooks.onFatal,
+  };
+}
+
+/** The transport TRANSPORT names: Kafka, or the embedded in-memory log. */
+export function createTransport(c: Config, logger: Logger, hooks: TransportHooks = {}): Transport {
+  return c.TRANSPORT === 'kafka' ? new KafkaTransport(kafkaOptionsOf(c, logger, hooks)) : new MemoryTransport({ defaultPartitions: c.TOPIC_PARTITIONS });
+}
