@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { GATEWAY_SETTINGS_SCHEMA as G } from './gateway/options.ts';
 import { TOPIC_PARTITIONS, TOPIC_PREFIX, envProperty } from './lib/options.ts';
-import { KAFKA_DEFAULTS } from './transport/kafka/options.ts';
+import { KAFKA_SETTINGS_SCHEMA as K } from './transport/kafka/options.ts';
 import { WORKER_SETTINGS_SCHEMA as W } from './workers/options.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -47,22 +47,22 @@ const schema = {
     WORKER_HEARTBEAT_MS: envProperty(W, 'heartbeatMs'),
     TRANSPORT: { type: 'string', default: 'memory', enum: ['memory', 'kafka'] },
     KAFKA_BROKERS: { type: 'string', default: 'localhost:9092' },
-    KAFKA_CLIENT_ID: { type: 'string', default: 'lmstream' },
-    KAFKA_SSL: { type: 'boolean', default: false },
+    KAFKA_CLIENT_ID: envProperty(K, 'clientId'),
+    KAFKA_SSL: envProperty(K, 'ssl'),
     KAFKA_SASL_MECHANISM: { type: 'string', default: '', enum: ['', 'plain', 'scram-sha-256', 'scram-sha-512'] },
     KAFKA_SASL_USERNAME: { type: 'string', default: '' },
     KAFKA_SASL_PASSWORD: { type: 'string', default: '' },
-    KAFKA_LINGER_MS: { type: 'integer', default: KAFKA_DEFAULTS.lingerMs, minimum: 0 },
-    KAFKA_COMPRESSION: { type: 'string', default: KAFKA_DEFAULTS.compression, enum: ['none', 'gzip'] },
-    KAFKA_FETCH_MAX_WAIT_MS: { type: 'integer', default: KAFKA_DEFAULTS.fetchMaxWaitMs, minimum: 1 },
-    KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: { type: 'integer', default: KAFKA_DEFAULTS.backgroundFetchMaxWaitMs, minimum: 1 },
+    KAFKA_LINGER_MS: envProperty(K, 'lingerMs'),
+    KAFKA_COMPRESSION: envProperty(K, 'compression'),
+    KAFKA_FETCH_MAX_WAIT_MS: envProperty(K, 'fetchMaxWaitMs'),
+    KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: envProperty(K, 'backgroundFetchMaxWaitMs'),
     WORKER_MAX_IN_FLIGHT_BATCHES: envProperty(W, 'maxInFlightBatches'),
-    KAFKA_REPLICATION_FACTOR: { type: 'integer', default: KAFKA_DEFAULTS.replicationFactor, minimum: 1 },
+    KAFKA_REPLICATION_FACTOR: envProperty(K, 'replicationFactor'),
     SCHEMA_REGISTRY_URL: { type: 'string', default: '' },
     SCHEMA_REGISTRY_PORT: { type: 'integer', default: 8081, minimum: 0, maximum: 65535 },
     DATABASE_URL: { type: 'string', default: '' },
     DLQ_MAX_ATTEMPTS: envProperty(W, 'dlqMaxAttempts'),
-    KAFKA_SESSION_TIMEOUT_MS: { type: 'integer', default: KAFKA_DEFAULTS.sessionTimeoutMs, minimum: 1000 },
+    KAFKA_SESSION_TIMEOUT_MS: envProperty(K, 'sessionTimeoutMs'),
     BATCH_MAX_QUEUE_DELAY_MS: { type: 'integer', default: -1, minimum: -1 },
   },
 };

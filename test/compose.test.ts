@@ -11,6 +11,7 @@ import { loadConfig } from '../services/config.ts';
 import { AvroCodec } from '../services/events/codec.ts';
 import { gatewaySettings } from '../services/gateway/options.ts';
 import { DEFAULT_INFLIGHT_ITEMS } from '../services/gateway/load-shedding.ts';
+import { KafkaTransport } from '../services/transport/kafka/index.ts';
 import { MemoryTransport } from '../services/transport/memory.ts';
 import { workerSettings } from '../services/workers/options.ts';
 import { CapabilityWorker } from '../services/workers/worker.ts';
@@ -33,6 +34,9 @@ describe('composition root', () => {
     expect(gatewaySettings(gatewaySettingsOf(config))).toEqual(gatewaySettingsOf(config));
   });
   it('a component refuses a bad setting when it is built', () => {
+    expect(() => new KafkaTransport({ brokers: ['no-port'], clientId: 'x' })).toThrow(/kafka transport options: brokers.0 must match pattern/);
+    expect(() => new KafkaTransport({ ...kafkaOptionsOf(loadConfig({}), pino({ level: 'silent' })), lingerMs: -1 })).toThrow(/kafka transport options: lingerMs must be >= 0/);
+    expect(new KafkaTransport({ brokers: ['[::1]:9092'], clientId: 'x' }).options).toMatchObject({ lingerMs: 1, compression: 'gzip', replicationFactor: 1 });
     expect(() => new CapabilityWorker({
       capability: 'language-id', transport: new MemoryTransport(), codec: new AvroCodec(), logger: pino({ level: 'silent' }), settings: { heartbeatMs: 0 },
     })).toThrow(/worker options: heartbeatMs must be >= 10/);

@@ -10,7 +10,7 @@ import AjvModule, { type ErrorObject } from 'ajv';
 
 /** JSON Schema of one setting (a subset of draft-07 that env-schema also reads). */
 export interface SettingSchema {
-  type: 'string' | 'integer' | 'boolean' | 'object';
+  type: 'string' | 'integer' | 'boolean' | 'object' | 'array';
   default: unknown;
   minimum?: number;
   maximum?: number;

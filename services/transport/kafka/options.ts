@@ -1,9 +1,10 @@
 /**
  * Options of the Kafka transport (services/transport/kafka/transport.ts). The
- * composition root builds them from the configuration (services/compose.ts).
+ * composition root builds them from the configuration (services/compose.ts); the transport validates them ({@link resolveKafkaOptions}).
  */
 import type { SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
+import { resolveSettings, type SettingsSchema } from '../../lib/options.ts';
 
 /** Settings of the Kafka transport (validated in services/config.ts). Times in ms. */
 export interface KafkaTransportOptions {
@@ -44,8 +45,35 @@ export interface KafkaTransportOptions {
 /** The options with every default applied. */
 export type ResolvedKafkaOptions = Required<Omit<KafkaTransportOptions, 'ssl' | 'sasl' | 'logger' | 'onFatal'>> & KafkaTransportOptions;
 
-/** Defaults of the optional settings (each field's comment names its own). */
-export const KAFKA_DEFAULTS = {
-  lingerMs: 1, maxBatchMessages: 500, compression: 'gzip', fetchMaxWaitMs: 100, backgroundFetchMaxWaitMs: 500, partitionsConsumedConcurrently: 4,
-  sessionTimeoutMs: 30_000, heartbeatIntervalMs: 3000, replicationFactor: 1,
-} as const;
+/**
+ * JSON Schema of the transport's plain settings: types, bounds and defaults (each field's
+ * comment above names its own). `sasl`, `logger` and `onFatal` are objects the
+ * composition root builds and are not checked here.
+ */
+export const KAFKA_SETTINGS_SCHEMA: SettingsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    brokers: { type: 'array', default: ['localhost:9092'], minItems: 1, items: { type: 'string', pattern: '^\\S+:\\d+$' } },
+    clientId: { type: 'string', default: 'lmstream', minLength: 1 },
+    ssl: { type: 'boolean', default: false },
+    lingerMs: { type: 'integer', default: 1, minimum: 0 },
+    maxBatchMessages: { type: 'integer', default: 500, minimum: 1 },
+    compression: { type: 'string', default: 'gzip', enum: ['none', 'gzip'] },
+    fetchMaxWaitMs: { type: 'integer', default: 100, minimum: 1 },
+    backgroundFetchMaxWaitMs: { type: 'integer', default: 500, minimum: 1 },
+    partitionsConsumedConcurrently: { type: 'integer', default: 4, minimum: 1 },
+    sessionTimeoutMs: { type: 'integer', default: 30_000, minimum: 1000 },
+    heartbeatIntervalMs: { type: 'integer', default: 3000, minimum: 100 },
+    replicationFactor: { type: 'integer', default: 1, minimum: 1 },
+  },
+};
+
+/**
+ * The options with every default applied, the plain settings validated.
+ * @throws OptionsError naming the setting that breaks its schema
+ */
+export function resolveKafkaOptions(options: KafkaTransportOptions): ResolvedKafkaOptions {
+  const { sasl, logger, onFatal, ...plain } = options;
+  return { ...resolveSettings<Omit<ResolvedKafkaOptions, 'sasl' | 'logger' | 'onFatal'>>('kafka transport', KAFKA_SETTINGS_SCHEMA, plain), sasl, logger, onFatal };
+}

@@ -11,7 +11,7 @@
 import { Kafka, logLevel, type Admin, type KafkaConfig } from 'kafkajs';
 import { type Consumer, type ConsumerOptions, type Producer, type TopicSpec, type Transport, TransportError } from '../types.ts';
 import { KafkaConsumer } from './consumer.ts';
-import { KAFKA_DEFAULTS, type KafkaTransportOptions, type ResolvedKafkaOptions } from './options.ts';
+import { resolveKafkaOptions, type KafkaTransportOptions, type ResolvedKafkaOptions } from './options.ts';
 import { StickyPartitioner } from './partitioner.ts';
 import { LingerProducer } from './producer.ts';
 
@@ -24,8 +24,9 @@ export class KafkaTransport implements Transport {
   private readonly consumers = new Set<KafkaConsumer>();
   readonly options: ResolvedKafkaOptions;
 
+  /** @throws OptionsError naming a setting that breaks its schema */
   constructor(options: KafkaTransportOptions) {
-    this.options = { ...KAFKA_DEFAULTS, ...options };
+    this.options = resolveKafkaOptions(options);
     const log = options.logger;
     const config: KafkaConfig = {
       clientId: options.clientId, brokers: options.brokers, ssl: options.ssl, sasl: options.sasl,
