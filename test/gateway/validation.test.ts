@@ -180,8 +180,8 @@ describe('POST /v1/diacritize', () => {
   });
   it('accepts 2-letter codes and ara-nocase, then answers 503 without the model', async () => {
     for (const language of ['vi', 'ara-nocase', 'auto', 'yor']) {
-      const r = await post(svc, '/v1/diacritize', { text: 'bao', language, model: 'diactag-2.0' });
-      expect(r).toEqual({ status: 503, body: { error: 'model diactag-2.0 is not installed', status: 503, code: 'MODEL_NOT_INSTALLED' } });
+      const r = await post(svc, '/v1/diacritize', { text: 'bao', language, model: 'diacnet-mini-2.0' });
+      expect(r).toEqual({ status: 503, body: { error: 'model diacnet-mini-2.0 is not installed', status: 503, code: 'MODEL_NOT_INSTALLED' } });
     }
   });
   it('checks batch sizes and per-text lists', async () => {

@@ -227,7 +227,10 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
     let r: Response | undefined;
     await until(async () => (r = await fetch(`${base}/v1/language-id`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ text: TEXTS[1]![1], model: 'lid-lite-608' }) })).status === 200, 60_000, 'a language-ID answer');
     expect((await r!.json()).language).toBe('spa');
-  }, 90_000);
+    // diacritic restoration through the same pipeline (issue 13)
+    await until(async () => (r = await fetch(`${base}/v1/diacritize`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ text: 'Dziekuje bardzo za pomoc.', language: 'pl', model: 'diactag-2.0' }) })).status === 200, 60_000, 'a diacritization answer');
+    expect(await r!.json()).toMatchObject({ text: 'Dziękuję bardzo za pomoc.', language: 'pol', model: 'diactag-2.0' });
+  }, 120_000);
 
   it('streams a file into the language-ID topic and writes a corpus split by label, resuming after a crash without duplicates or gaps', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'corpus-'));

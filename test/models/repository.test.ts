@@ -24,7 +24,7 @@ function repoWith(edit: (cfg: Record<string, unknown>) => Record<string, unknown
 describe('ModelRepository', () => {
   it('reads the committed models: backend, batching, instances, typed inputs, the latest version', () => {
     const repo = new ModelRepository(MODELS);
-    expect(repo.check()).toEqual(['lid-lite-608', 'lid-neural-608']);
+    expect(repo.check()).toEqual(['diactag-2.0', 'lid-lite-608', 'lid-neural-608']);
     const cfg = repo.config('lid-neural-608')!;
     expect(cfg).toMatchObject({ backend: 'lid-embedding-bag', capability: 'language-id', max_batch_size: 256, instance_count: 1, version: 1 });
     expect(cfg.dynamic_batching).toEqual({ max_queue_delay_ms: 0, max_queue_size: 8192 });
@@ -57,7 +57,7 @@ describe('ModelRepository', () => {
       [(c) => ({ ...c, dynamic_batching: { max_queue_size: 'lots' } }), /config\.json: dynamic_batching\.max_queue_size must be integer/],
       [(c) => ({ ...c, instance_count: 1.5 }), /config\.json: instance_count must be integer/],
       [(c) => ({ ...c, inputs: { ids: { data_type: 'int33', dims: ['N'] } } }), /config\.json: inputs\.ids\.data_type must be equal to one of the allowed values/],
-      [(c) => ({ ...c, backend: 'teleport' }), /config\.json: backend "teleport" is not one of this build's \(lid-embedding-bag\)/],
+      [(c) => ({ ...c, backend: 'teleport' }), /config\.json: backend "teleport" is not one of this build's \(lid-embedding-bag, diactag\)/],
       [(c) => ({ ...c, capability: 'diacritize' }), /config\.json: backend "lid-embedding-bag" runs language-id, not diacritize/],
       [(c) => ({ ...c, name: 'other' }), /config\.json: name "other" is not the folder's name "lid-lite-608"/],
       [({ backend, ...rest }) => rest, /config\.json: \(top level\) must have required property 'backend'/],

@@ -1,9 +1,9 @@
 /**
  * Diacritic restoration (spec: "Diacritization request"): POST /v1/diacritize (+ /batch).
- * Billed per input character. No backend in this build yet: its models answer 503
- * MODEL_NOT_INSTALLED.
+ * Billed per input character. Backends: `diactag` (diactag-2.0, backends/diactag.ts);
+ * the diacnet models have none yet and answer 503 MODEL_NOT_INSTALLED.
  */
-import { defineCapability } from '../types.ts';
+import { defineCapability, engineModule } from '../types.ts';
 import { DIACRITIZE_CATALOG_LANGUAGES as LANGS } from './languages.ts';
 
 export default defineCapability({
@@ -21,5 +21,5 @@ export default defineCapability({
   // per item a longer text than language ID
   maxInflightItems: 1024,
   routes: async () => [(await import('./routes.ts')).diacritizeRoutes],
-  backends: {},
+  backends: { diactag: engineModule(import.meta.url, './backends/diactag') },
 });

@@ -7,10 +7,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import capability from './index.ts';
 import type { DiacritizeOutput } from '../../events/contract.ts';
-import { invalid } from '../../lib/errors.ts';
+import { codeOf, invalid } from '../../lib/errors.ts';
 import { DIACRITIZE_LANGUAGES } from './languages.ts';
 import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
-import { outputOf, outputsOf } from '../../gateway/dispatcher.ts';
+import { outputOf } from '../../gateway/dispatcher.ts';
 import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
 import { codePointLength } from '../../gateway/validation.ts';
 import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
@@ -83,8 +83,18 @@ export const diacritizeRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
     const languages = Array.isArray(b.language) ? b.language : undefined;
     const rs = await deps.dispatcher.dispatch<DiacritizeOutput>('diacritize', b.model,
       b.texts.map((t, i) => event(t, languages ? languages[i]! : (b.language as string), b.hints?.[i], b)), contextOf(req));
-    const outs = outputsOf(rs);
-    const chars = b.texts.reduce((n, t) => n + codePointLength(t), 0);
-    return { texts: outs.map((o) => o.text), languages: outs.map((o) => o.language), model: b.model, usage: { characters: chars, billable_units: Math.ceil(chars / 1000) } };
+    // each text succeeds or fails on its own (spec): a failed one is null in `texts` and
+    // has an entry in `errors`; only restored texts are billed
+    const errors: Array<{ index: number; error: string; status: number; code: string }> = [];
+    let chars = 0;
+    const texts = rs.map((r, i) => {
+      if (r.failure) { errors.push({ index: i, error: r.failure.error, status: r.failure.status, code: codeOf(r.failure) }); return null; }
+      chars += codePointLength(b.texts[i]!);
+      return r.output.text;
+    });
+    return {
+      texts, languages: rs.map((r) => r.output?.language ?? null), model: b.model,
+      usage: { characters: chars, billable_units: Math.ceil(chars / 1000) }, ...(errors.length > 0 ? { errors } : {}),
+    };
   });
 };

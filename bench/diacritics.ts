@@ -1,0 +1,183 @@
+/**
+ * `npm run bench:diacritics`: the diacritization models on the held-out text of each
+ * language (scripts/diacritics-data.ts: one line in ten, by a seeded hash; never trained
+ * on), marks stripped from the correctly written lines, beside two baselines measured in
+ * the same run: "doing nothing" (the stripped text) and "most frequent marked form per
+ * word" (a lexicon built from the same training text).
+ *
+ * Figures: alpha-word accuracy (words with a letter restored exactly; Náplava et al.
+ * 2018, "Diacritics Restoration Using Neural Networks", LREC), per language and model;
+ * for Arabic also the diacritic error rate (DER: Arabic letters whose marks differ from
+ * the reference), with case endings and without (the last letter of each word left
+ * out); speed in characters per second on one core at batch 64 (one onnxruntime thread);
+ * the model's size on disk; and diactag-2.0's calibration: at min_confidence 0.5 / 0.8 /
+ * 0.95 the share of letters with a choice left as typed and the accuracy of the rest.
+ * Models not installed are skipped with a line saying so.
+ *
+ * Environment: BENCH_DIACRITICS_LINES (held-out lines per language, default 1000),
+ * MODEL_REPOSITORY (default models/).
+ */
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { DIACRITICS_SOURCES, heldOut, linesOf } from '../scripts/diacritics-data.ts';
+import { formOf, inCase, stripMarks, units, type Unit } from '../services/capabilities/diacritize/marks.ts';
+import { openTagger, scoreSlots, type Loaded, type Row } from '../services/capabilities/diacritize/backends/diactag.ts';
+import { formFrom, restore, slotsOf, type Slot } from '../services/capabilities/diacritize/tagger.ts';
+import { prepare, slotFeatures } from '../services/capabilities/diacritize/tagger-features.ts';
+import { ModelRepository } from '../services/models/repository.ts';
+
+const LINES = Number(process.env.BENCH_DIACRITICS_LINES ?? 1000);
+const REPO = new ModelRepository(process.env.MODEL_REPOSITORY ?? fileURLToPath(new URL('../models/', import.meta.url)));
+const LANGS = Object.keys(DIACRITICS_SOURCES);
+
+/** Words of a text: runs of letter units, NFC. */
+function words(text: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  for (const u of units(text)) {
+    if (u.letter) cur += u.text;
+    else if (cur) { out.push(cur); cur = ''; }
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+/** Alpha-word accuracy counts: words of `got` equal to those of `want`, position by position. */
+function wordScore(want: string, got: string): [number, number] {
+  const a = words(want); const b = words(got);
+  let ok = 0;
+  for (let i = 0; i < a.length; i++) if (a[i]!.normalize('NFC') === b[i]?.normalize('NFC')) ok++;
+  return [ok, a.length];
+}
+
+/** DER counts over Arabic letters: [errors, letters] with and without each word's last letter. */
+function der(want: string, got: string): { all: [number, number]; noCase: [number, number] } {
+  const a = units(want); const b = units(got);
+  const r = { all: [0, 0] as [number, number], noCase: [0, 0] as [number, number] };
+  if (a.length !== b.length) return r;
+  for (let i = 0; i < a.length; i++) {
+    if (!a[i]!.letter || !/\p{Script=Arabic}/u.test(a[i]!.base)) continue;
+    const wrong = a[i]!.text !== b[i]!.text ? 1 : 0;
+    r.all[0] += wrong; r.all[1]++;
+    if (a[i + 1]?.letter) { r.noCase[0] += wrong; r.noCase[1]++; }
+  }
+  return r;
+}
+
+const pct = (x: [number, number]) => (x[1] === 0 ? '—' : (100 * x[0] / x[1]).toFixed(1));
+
+/** The "most frequent marked form per word" baseline, from the training lines. */
+function lexiconOf(lang: string): Map<string, string> {
+  const counts = new Map<string, Map<string, number>>();
+  for (const l of linesOf(lang)) {
+    if (heldOut(l.text)) continue;
+    for (const w of words(l.text)) {
+      const form = units(w).map((u) => formOf(u, lang)).join('').normalize('NFC');
+      const key = stripMarks(form);
+      let m = counts.get(key);
+      if (!m) counts.set(key, (m = new Map()));
+      m.set(form, (m.get(form) ?? 0) + 1);
+    }
+  }
+  const out = new Map<string, string>();
+  for (const [k, m] of counts) out.set(k, [...m].sort((x, y) => y[1] - x[1])[0]![0]);
+  return out;
+}
+function byLexicon(text: string, lex: Map<string, string>, lang: string): string {
+  const us = units(text);
+  let out = '';
+  let i = 0;
+  while (i < us.length) {
+    if (!us[i]!.letter) { out += us[i]!.text; i++; continue; }
+    let j = i;
+    while (j < us.length && us[j]!.letter) j++;
+    const word = us.slice(i, j);
+    const key = word.map((u) => u.base).join('').normalize('NFC');
+    const form = lex.get(key);
+    const fu = form ? units(form) : undefined;
+    out += fu && fu.length === word.length ? word.map((u, k) => inCase(fu[k]!.text, u.upper, lang)).join('') : word.map((u) => u.text).join('');
+    i = j;
+  }
+  return out.normalize('NFC');
+}
+
+interface Prepared { lang: string; want: string; input: string; us: Unit[]; slots: Slot[]; rows: Row[]; }
+function prepareText(m: Loaded, lang: string, want: string): Prepared {
+  const input = stripMarks(want);
+  const us = units(input);
+  const slots = slotsOf(us, input, m.candidates[lang]);
+  const p = prepare(us);
+  return { lang, want, input, us, slots, rows: slots.map((slot) => ({ item: 0, slot, ids: slotFeatures(p, slot.unit, lang, m.features) })) };
+}
+
+const held = new Map<string, string[]>();
+for (const lang of LANGS) held.set(lang, linesOf(lang).filter((l) => heldOut(l.text)).slice(0, LINES).map((l) => l.text));
+
+console.log(`diacritic restoration on held-out text (scripts/diacritics-data.ts), up to ${LINES} lines per language, Node ${process.version}`);
+const table: Array<Record<string, string | number>> = [];
+const baseline: Record<string, [string, string]> = {};
+for (const lang of LANGS) {
+  const lex = lexiconOf(lang);
+  let nothing: [number, number] = [0, 0]; let lexi: [number, number] = [0, 0];
+  for (const t of held.get(lang)!) {
+    const a = wordScore(t, stripMarks(t)); nothing = [nothing[0] + a[0], nothing[1] + a[1]];
+    const b = wordScore(t, byLexicon(stripMarks(t), lex, lang)); lexi = [lexi[0] + b[0], lexi[1] + b[1]];
+  }
+  baseline[lang] = [pct(nothing), pct(lexi)];
+}
+
+const calibration: Array<Record<string, string>> = [];
+const speed: Array<Record<string, string | number>> = [];
+for (const name of ['diactag-2.0']) {
+  if (!REPO.installed(name)) { console.log(`${name}: not installed, skipped`); continue; }
+  const m = await openTagger(REPO, name, { executionProvider: 'cpu', intraOpThreads: 1 });
+  const cal = new Map<number, { left: number; decided: number; right: number }>([[0.5, { left: 0, decided: 0, right: 0 }], [0.8, { left: 0, decided: 0, right: 0 }], [0.95, { left: 0, decided: 0, right: 0 }]]);
+  for (const lang of LANGS) {
+    const texts = held.get(lang)!.map((t) => prepareText(m, lang, t));
+    const probs = await scoreSlots(m, texts.flatMap((t) => t.rows));
+    const C = m.classes.length;
+    let row = 0; let acc: [number, number] = [0, 0];
+    const d = { all: [0, 0] as [number, number], noCase: [0, 0] as [number, number] };
+    for (const t of texts) {
+      const p = probs.subarray(row * C, (row + t.rows.length) * C);
+      row += t.rows.length;
+      const got = restore(t.us, t.slots, p, m.classes, { language: lang, minConfidence: 0, caseEndings: true });
+      const s = wordScore(t.want, got); acc = [acc[0] + s[0], acc[1] + s[1]];
+      if (lang === 'ara') {
+        const e = der(t.want, got); d.all[0] += e.all[0]; d.all[1] += e.all[1]; d.noCase[0] += e.noCase[0]; d.noCase[1] += e.noCase[1];
+      }
+      const want = units(t.want);
+      t.slots.forEach((slot, k) => {
+        let best = -1; let pBest = -1;
+        for (const c of slot.candidates) if (p[k * C + c]! > pBest) { pBest = p[k * C + c]!; best = c; }
+        const u = t.us[slot.unit]!;
+        const right = inCase(formFrom(u.base, m.classes[best]!), u.upper, lang) === want[slot.unit]?.text;
+        for (const [th, c] of cal) { if (pBest < th) c.left++; else { c.decided++; if (right) c.right++; } }
+      });
+    }
+    table.push({ language: lang, lines: texts.length, words: acc[1], nothing: baseline[lang]![0], 'most frequent form': baseline[lang]![1], [name]: pct(acc), ...(lang === 'ara' ? { 'DER % (case endings / without)': `${pct(d.all)} / ${pct(d.noCase)}` } : {}) });
+  }
+  for (const [th, c] of cal) calibration.push({ min_confidence: String(th), 'left as typed %': (100 * c.left / (c.left + c.decided)).toFixed(1), 'accuracy of the rest %': (100 * c.right / Math.max(1, c.decided)).toFixed(2) });
+
+  // speed: batches of 64 sentences of about 100 characters, one onnxruntime thread, features included
+  const pool = LANGS.flatMap((l) => held.get(l)!.filter((t) => t.length >= 80 && t.length <= 120).slice(0, 64).map((t) => ({ l, t: stripMarks(t) })));
+  let chars = 0; const start = process.hrtime.bigint();
+  for (let rep = 0; rep < 3; rep++) {
+    for (let i = 0; i < pool.length; i += 64) {
+      const batch = pool.slice(i, i + 64).map((x) => prepareText(m, x.l, x.t));
+      const probs = await scoreSlots(m, batch.flatMap((t) => t.rows));
+      const C = m.classes.length; let row = 0;
+      for (const t of batch) { restore(t.us, t.slots, probs.subarray(row * C, (row + t.rows.length) * C), m.classes, { language: t.lang, minConfidence: 0, caseEndings: true }); row += t.rows.length; chars += Array.from(t.input).length; }
+    }
+  }
+  const s = Number(process.hrtime.bigint() - start) / 1e9;
+  const cfg = REPO.config(name)!;
+  speed.push({ model: name, 'characters/s (1 core, batch 64)': Math.round(chars / s), 'model size MB': (statSync(cfg.modelPath).size / 1e6).toFixed(1) });
+  await m.session.release();
+}
+console.log('alpha-word accuracy %');
+console.table(table);
+console.log('speed and size');
+console.table(speed);
+console.log('diactag-2.0 calibration (letters with a choice)');
+console.table(calibration);

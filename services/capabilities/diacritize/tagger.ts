@@ -1,0 +1,93 @@
+/**
+ * diactag-2.0's classes and how a text is restored from its per-letter choices (issue 13).
+ * A class is what is added to a letter: the sequence of combining marks of its NFD form
+ * after the base (`''` = nothing, U+0301 = acute, U+0323 U+0301 = dot below and acute,
+ * Arabic harakat as written after the letter), or `=<letter>` for a letter with no
+ * decomposition (`=ł`, `=ı`, `=đ`, `=ɓ`, `=ɗ`, `=ƙ`, `=ƴ`). It never changes a letter.
+ */
+import { hasMarks, inCase, passThroughSpans, stripMarks, type Unit } from './marks.ts';
+
+/** Per language (ISO 639-3), per base letter: the class ids the letter may take (sorted). */
+export type TaggerCandidates = Record<string, Record<string, number[]>>;
+
+/** The class of a lower-case marked form of `base` (see the module comment). */
+export function classOf(form: string, base: string): string {
+  const d = form.normalize('NFD');
+  const db = base.normalize('NFD');
+  return d.startsWith(db) ? d.slice(db.length) : `=${form}`;
+}
+
+/** The lower-case form of `base` with class `cls` (NFC). */
+export function formFrom(base: string, cls: string): string {
+  return cls.startsWith('=') ? cls.slice(1) : (base.normalize('NFD') + cls).normalize('NFC');
+}
+
+/** A letter the model decides: its unit index and its candidates. */
+export interface Slot { unit: number; candidates: readonly number[]; }
+
+/**
+ * The slots of a text: letters that have a choice in the language, outside URLs and
+ * e-mail addresses.
+ */
+export function slotsOf(us: readonly Unit[], text: string, candidates: Record<string, number[]> | undefined): Slot[] {
+  if (!candidates) return [];
+  const spans = passThroughSpans(text.normalize('NFC'));
+  const out: Slot[] = [];
+  let offset = 0;
+  for (let i = 0; i < us.length; i++) {
+    const u = us[i]!;
+    const at = offset;
+    offset += u.text.length;
+    if (!u.letter) continue;
+    const list = candidates[u.base];
+    if (!list || spans.some(([s, e]) => at >= s && at < e)) continue;
+    out.push({ unit: i, candidates: list });
+  }
+  return out;
+}
+
+/** How a restored letter is chosen. */
+export interface RestoreOptions {
+  /** ISO 639-3 (`ara` for both Arabic settings) */
+  language: string;
+  /** below this probability a letter is left as typed (spec: `min_confidence`) */
+  minConfidence: number;
+  /** Arabic: false leaves the last letter of each word unvowelled (spec: `case_endings`) */
+  caseEndings: boolean;
+}
+
+/** A letter written with marks is replaced only when the model gives its form less than this probability. */
+export const KEEP_TYPED_BELOW = 0.01;
+
+/**
+ * The restored text: each slot takes its most probable class, except that a letter the
+ * caller wrote with marks keeps them unless the model gives them less than
+ * {@link KEEP_TYPED_BELOW}, and a letter whose best class is below `minConfidence` is
+ * left as typed. Arabic without case endings: the last letter of each Arabic word loses
+ * its harakat. Output NFC.
+ * @param probs per slot, the probability of every class (row k of slot k, `classes` long)
+ */
+export function restore(us: readonly Unit[], slots: readonly Slot[], probs: ArrayLike<number>, classes: readonly string[], o: RestoreOptions): string {
+  const out = us.map((u) => u.text);
+  const C = classes.length;
+  slots.forEach((slot, k) => {
+    const u = us[slot.unit]!;
+    let best = slot.candidates[0]!; let pBest = -1;
+    for (const c of slot.candidates) { const p = probs[k * C + c]!; if (p > pBest) { pBest = p; best = c; } }
+    if (hasMarks(u.text)) {
+      const typed = classOf(u.text.toLowerCase().normalize('NFC'), u.base);
+      const t = classes.indexOf(typed);
+      if (t < 0 || probs[k * C + t]! >= KEEP_TYPED_BELOW) return;
+    }
+    if (pBest < o.minConfidence) return;
+    out[slot.unit] = inCase(formFrom(u.base, classes[best]!), u.upper, o.language);
+  });
+  if (o.language === 'ara' && !o.caseEndings) {
+    for (let i = 0; i < us.length; i++) {
+      const arabicLetter = us[i]!.letter && /\p{Script=Arabic}/u.test(us[i]!.base);
+      const nextIsLetter = us[i + 1]?.letter === true;
+      if (arabicLetter && !nextIsLetter) out[i] = stripMarks(out[i]!);
+    }
+  }
+  return out.join('').normalize('NFC');
+}

@@ -1,0 +1,72 @@
+/**
+ * Marks, units and the restoration rule of diactag-2.0 (issue 13): what counts as a mark,
+ * graphemes kept whole (Yorùbá ẹ́ has no precomposed form), Turkish case, pass-through
+ * spans, classes, and how typed marks, min_confidence and Arabic case endings decide.
+ */
+import { describe, expect, it } from 'vitest';
+import { formOf, inCase, passThroughSpans, stripMarks, units } from '../../../services/capabilities/diacritize/marks.ts';
+import { classOf, formFrom, restore, slotsOf } from '../../../services/capabilities/diacritize/tagger.ts';
+
+describe('marks', () => {
+  it('strips combining marks, the letters without a decomposition and Arabic harakat, keeping hamza', () => {
+    expect(stripMarks('Ọkọ̀ ayọ́kẹ́lẹ́')).toBe('Oko ayokele');
+    expect(stripMarks('Zażółć gęślą jaźń Łódź')).toBe('Zazolc gesla jazn Lodz');
+    expect(stripMarks('İstanbul ılık')).toBe('Istanbul ilik');
+    expect(stripMarks('Đà Nẵng')).toBe('Da Nang');
+    expect(stripMarks('ɗaya ƙasa ɓata ƴaƴa ʼyan')).toBe('daya kasa bata yaya yan');
+    expect(stripMarks('كَتَبَ الوَلَدُ أُمِّي')).toBe('كتب الولد أمي');
+  });
+  it('cuts text into units a grapheme each, with a lower-case base', () => {
+    const us = units('Ẹ́ ọ̀ ʼya');
+    expect(us.map((u) => u.text)).toEqual(['Ẹ́', ' ', 'ọ̀', ' ', 'ʼy', 'a']);
+    expect(us.map((u) => u.base)).toEqual(['e', ' ', 'o', ' ', 'y', 'a']);
+    expect(us[0]!.upper).toBe(true);
+    expect(formOf(us[4]!, 'hau')).toBe('ƴ');
+  });
+  it('puts a form in the case of the letter it replaces, Turkish by its own rules', () => {
+    expect(inCase('i', true, 'tur')).toBe('İ');
+    expect(inCase('ı', true, 'tur')).toBe('I');
+    expect(inCase('i', true, 'fra')).toBe('I');
+    expect(inCase('ẹ́', true, 'yor')).toBe('Ẹ́');
+  });
+  it('finds URLs and e-mail addresses', () => {
+    const t = 'see https://example.org/zolc?a=1 or write to jan.kowalski@example.pl today';
+    expect(passThroughSpans(t).map(([s, e]) => t.slice(s, e))).toEqual(['https://example.org/zolc?a=1', 'jan.kowalski@example.pl']);
+  });
+});
+
+describe('classes', () => {
+  it('are the marks added to a letter, or the letter that replaces it', () => {
+    expect(classOf('ẹ́', 'e')).toBe('\u0323\u0301');
+    expect(classOf('ł', 'l')).toBe('=ł');
+    expect(classOf('a', 'a')).toBe('');
+    for (const [form, base] of [['ẹ́', 'e'], ['ł', 'l'], ['ş', 's'], ['ệ', 'e'], ['أُ', 'أ'], ['ƴ', 'y']] as const) expect(formFrom(base, classOf(form, base))).toBe(form.normalize('NFC'));
+  });
+});
+
+describe('restore', () => {
+  const classes = ['', '\u0301', '=ł'];
+  const candidates = { e: [0, 1], l: [0, 2] };
+  /** probabilities per slot, one row of `classes` each */
+  const rows = (...ps: number[][]) => Float32Array.from(ps.flat());
+  it('takes the most probable class per letter, outside URLs', () => {
+    const text = 'Le http://le.org';
+    const us = units(text);
+    const slots = slotsOf(us, text, candidates);
+    expect(slots.map((s) => s.unit)).toEqual([0, 1]);
+    expect(restore(us, slots, rows([0.1, 0, 0.9], [0.2, 0.8, 0]), classes, { language: 'pol', minConfidence: 0, caseEndings: true })).toBe('Łé http://le.org');
+  });
+  it('leaves a letter as typed below min_confidence, and keeps typed marks unless the model is sure they are wrong', () => {
+    const us = units('lé');
+    const slots = slotsOf(us, 'lé', candidates);
+    expect(restore(us, slots, rows([0.4, 0, 0.6], [0.5, 0.5, 0]), classes, { language: 'pol', minConfidence: 0.7, caseEndings: true })).toBe('lé');
+    expect(restore(us, slots, rows([0.4, 0, 0.6], [0.995, 0.005, 0]), classes, { language: 'pol', minConfidence: 0, caseEndings: true })).toBe('łe');
+    expect(restore(us, slots, rows([0.4, 0, 0.6], [0.9, 0.1, 0]), classes, { language: 'pol', minConfidence: 0, caseEndings: true })).toBe('łé');
+  });
+  it('leaves the last letter of each Arabic word unvowelled without case endings', () => {
+    const text = 'كَتَبَ الوَلَدُ';
+    const us = units(text);
+    expect(restore(us, [], new Float32Array(0), classes, { language: 'ara', minConfidence: 0, caseEndings: false })).toBe('كَتَب الوَلَد');
+    expect(restore(us, [], new Float32Array(0), classes, { language: 'ara', minConfidence: 0, caseEndings: true })).toBe(text);
+  });
+});
