@@ -44,6 +44,10 @@ export interface Unit {
   letter: boolean;
   /** whether the base was upper case */
   upper: boolean;
+  /** whether the unit carries a mark of the module comment */
+  marked: boolean;
+  /** the character context features see: the base for letters, `0` for digits, ` ` for white space, else the base */
+  context: string;
 }
 
 /**
@@ -72,7 +76,9 @@ function unitOf(u: string): Unit {
     const stripped = stripMarks(u);
     const lower = stripped.toLowerCase();
     const letter = /^\p{L}$/u.test(stripped);
-    unit = Object.freeze({ text: u, base: letter ? lower : stripped, letter, upper: letter && lower !== stripped });
+    const base = letter ? lower : stripped;
+    const context = letter ? base : /\p{N}/u.test(base) ? '0' : /\s/u.test(base) ? ' ' : base;
+    unit = Object.freeze({ text: u, base, letter, upper: letter && lower !== stripped, marked: stripped !== u, context });
     if (UNIT_CACHE.size >= UNIT_CACHE_MAX) UNIT_CACHE.clear();
     UNIT_CACHE.set(u, unit);
   }

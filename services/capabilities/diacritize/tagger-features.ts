@@ -43,7 +43,7 @@ export function prepare(us: readonly Unit[]): Prepared {
   let start = -1;
   for (let i = 0; i <= n; i++) {
     const u = us[i];
-    if (u) chars[i] = u.letter ? u.base : /\p{N}/u.test(u.base) ? '0' : /\s/u.test(u.base) ? ' ' : u.base;
+    if (u) chars[i] = u.context;
     if (u?.letter) {
       if (start < 0) { start = i; cur = ''; }
       wordOf[i] = words.length; posOf[i] = i - start; cur += u.base;
@@ -55,6 +55,13 @@ export function prepare(us: readonly Unit[]): Prepared {
 }
 
 const ch = (p: Prepared, i: number) => (i < 0 || i >= p.chars.length ? '^' : p.chars[i]!);
+
+/** FNV-1a seeds of the languages. */
+const SEEDS = new Map<string, number>();
+/** The offset tags `-k` and `+k`, and the n-gram tags `<n><start>` by n and start + n - 1, built once. */
+const MINUS = Array.from({ length: 9 }, (_, o) => `-${o}`);
+const PLUS = Array.from({ length: 9 }, (_, o) => `+${o}`);
+const NGRAM = Array.from({ length: 5 }, (_, n) => Array.from({ length: n }, (_, k) => `${n}${k - n + 1}`));
 
 /** FNV-1a (as {@link fnv1a}) continued over the code units of `s`: hashing pieces in turn equals hashing their concatenation. */
 function more(h: number, s: string): number {
@@ -71,19 +78,20 @@ function more(h: number, s: string): number {
  * @param language ISO 639-3 code (`ara` for both Arabic settings)
  */
 export function slotFeatures(p: Prepared, i: number, language: string, spec: TaggerFeatureSpec): Uint32Array {
-  const seed = fnv1a(language);
+  let seed = SEEDS.get(language);
+  if (seed === undefined) { seed = fnv1a(language); SEEDS.set(language, seed); }
   const w = p.wordOf[i]!;
   const ids = new Uint32Array(1 + 2 * spec.window + 9 + (w >= 0 ? 4 : 0));
   let k = 0;
   const put = (h: number) => { ids[k++] = (h >>> 0) % spec.buckets; };
   put(more(more(seed, 'l'), ch(p, i)));
   for (let o = 1; o <= spec.window; o++) {
-    put(more(more(seed, `-${o}`), ch(p, i - o)));
-    put(more(more(seed, `+${o}`), ch(p, i + o)));
+    put(more(more(seed, MINUS[o] ?? `-${o}`), ch(p, i - o)));
+    put(more(more(seed, PLUS[o] ?? `+${o}`), ch(p, i + o)));
   }
   for (let n = 2; n <= 4; n++) {
     for (let s = i - n + 1; s <= i; s++) {
-      let h = more(seed, `${n}${s - i}`);
+      let h = more(seed, NGRAM[n]![s - i + n - 1]!);
       for (let j = s; j < s + n; j++) h = more(h, ch(p, j));
       put(h);
     }

@@ -5,7 +5,7 @@
  * Arabic harakat as written after the letter), or `=<letter>` for a letter with no
  * decomposition (`=ł`, `=ı`, `=đ`, `=ɓ`, `=ɗ`, `=ƙ`, `=ƴ`). It never changes a letter.
  */
-import { hasMarks, inCase, passThroughSpans, stripMarks, type Unit } from './marks.ts';
+import { inCase, passThroughSpans, stripMarks, type Unit } from './marks.ts';
 
 /** Per language (ISO 639-3), per base letter: the class ids the letter may take (sorted). */
 export type TaggerCandidates = Record<string, Record<string, number[]>>;
@@ -74,7 +74,7 @@ export function restore(us: readonly Unit[], slots: readonly Slot[], probs: Arra
     const u = us[slot.unit]!;
     let best = slot.candidates[0]!; let pBest = -1;
     for (const c of slot.candidates) { const p = probs[k * C + c]!; if (p > pBest) { pBest = p; best = c; } }
-    if (hasMarks(u.text)) {
+    if (u.marked) {
       const typed = classOf(u.text.toLowerCase().normalize('NFC'), u.base);
       const t = classes.indexOf(typed);
       if (t < 0 || probs[k * C + t]! >= KEEP_TYPED_BELOW) return;
