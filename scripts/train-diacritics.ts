@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { exportEmbeddingBag, LID_INPUTS, LID_OUTPUTS } from './lid-onnx.ts';
+import { rng } from './rng.ts';
 import { DIACRITICS_SOURCES, MARKED_LANGUAGES, heldOut, linesOf } from './diacritics-data.ts';
 import { formOf, hasMarks, units } from '../services/capabilities/diacritize/marks.ts';
 import { classOf, type TaggerCandidates } from '../services/capabilities/diacritize/tagger.ts';
@@ -44,17 +45,6 @@ const SPEC: TaggerFeatureSpec = { buckets: 1 << 18, window: 4 };
 const DIM = 32;
 const LR = 0.3;
 
-/** mulberry32 (Tommy Ettinger, public domain): a seeded PRNG. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = rng(SEED);
 function shuffle<T>(a: T[]): T[] {
   for (let i = a.length - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [a[i], a[j]] = [a[j]!, a[i]!]; }

@@ -38,6 +38,7 @@ import { exportEmbeddingBag, LID_INPUTS, LID_OUTPUTS } from './lid-onnx.ts';
 import { featureIds, type FeatureSpec } from '../services/capabilities/language-id/features.ts';
 import { dominantScript } from '../services/capabilities/language-id/scripts.ts';
 import { buildPrior } from './lid-prior.ts';
+import { rng } from './rng.ts';
 import { cldrLexicons } from './lid-cldr.ts';
 import { codeLines } from './lid-code.ts';
 import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from './lid-noise.ts';
@@ -79,17 +80,6 @@ const { values: args } = parseArgs({ options: {
   noise: { type: 'string' },
 } });
 
-/** mulberry32 PRNG (Tommy Ettinger, public domain): deterministic given the seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = rng(20261121);
 
 function shuffle<T>(xs: T[], r = rand): T[] {

@@ -19,6 +19,7 @@ import * as ort from 'onnxruntime-node';
 import type { DiacritizeOutput, DiacritizeRequest, ItemResult } from '../../../events/contract.ts';
 import { failed } from '../../../events/results.ts';
 import { ModelRepository } from '../../../models/repository.ts';
+import { LoadedModels } from '../../../workers/engines/sessions.ts';
 import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
 import { createEngine as createLidEngine } from '../../language-id/backends/lid-embedding-bag.ts';
 import { EXCLUDED } from '../../language-id/decode.ts';
@@ -94,15 +95,8 @@ export async function scoreSlots(m: Loaded, rows: readonly Row[]): Promise<Float
 /** Creates the engine. */
 export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, DiacritizeOutput> {
   const repo = new ModelRepository(ctx.repository);
-  const models = new Map<string, Promise<Loaded>>();
+  const models = new LoadedModels((name) => openTagger(repo, name, ctx));
   const lid = createLidEngine(ctx);
-
-  const open = (name: string) => openTagger(repo, name, ctx);
-  function get(name: string): Promise<Loaded> {
-    let p = models.get(name);
-    if (!p) { p = open(name); models.set(name, p); p.catch(() => models.delete(name)); }
-    return p;
-  }
 
   /** The language of each `auto` text (or the failure of a text in another language). */
   async function detect(m: Loaded, texts: Array<{ i: number; text: string }>): Promise<Map<number, string | ItemResult<DiacritizeOutput>>> {
@@ -134,14 +128,10 @@ export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, Diac
   }
 
   return {
-    async load(name) { await get(name); },
-    async unload(name) {
-      const p = models.get(name);
-      models.delete(name);
-      if (p) await (await p).session.release();
-    },
+    async load(name) { await models.get(name); },
+    unload: (name) => models.unload(name),
     async run(name, inputs) {
-      const m = await get(name);
+      const m = await models.get(name);
       const results: Array<ItemResult<DiacritizeOutput> | undefined> = new Array(inputs.length);
       const detected = await detect(m, inputs.flatMap((x, i) => (x.language === 'auto' ? [{ i, text: x.text }] : [])));
       const texts: Array<{ us: Unit[]; slots: Slot[]; language: string } | undefined> = [];

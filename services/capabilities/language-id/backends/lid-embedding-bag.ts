@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { featureIds, type FeatureSpec } from '../features.ts';
 import { answerFrom, modelInfo, planDecode, preflight, type DecodePlan, type LidAnswer, type LidModelInfo, type TemperatureBucket } from '../decode.ts';
 import { ModelRepository } from '../../../models/repository.ts';
+import { LoadedModels } from '../../../workers/engines/sessions.ts';
 import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
 import type { ItemResult } from '../../../events/contract.ts';
 
@@ -84,9 +85,7 @@ export function readLidModel(repo: ModelRepository, name: string): { info: LidMo
 /** Creates the engine. */
 export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAnswer & { text: string | null }> {
   const repo = new ModelRepository(ctx.repository);
-  const models = new Map<string, Promise<Loaded>>();
-
-  async function open(name: string): Promise<Loaded> {
+  const models = new LoadedModels(async (name): Promise<Loaded> => {
     const model = readLidModel(repo, name);
     if (!model) throw new EngineError('MODEL_NOT_INSTALLED', `model ${name} is not installed`);
     const session = await ort.InferenceSession.create(model.modelPath, {
@@ -95,27 +94,13 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
       graphOptimizationLevel: 'all',
     });
     return { session, info: model.info, features: model.features };
-  }
-
-  function get(name: string): Promise<Loaded> {
-    let p = models.get(name);
-    if (!p) {
-      p = open(name);
-      models.set(name, p);
-      p.catch(() => models.delete(name));
-    }
-    return p;
-  }
+  });
 
   return {
-    async load(name) { await get(name); },
-    async unload(name) {
-      const p = models.get(name);
-      models.delete(name);
-      if (p) await (await p).session.release();
-    },
+    async load(name) { await models.get(name); },
+    unload: (name) => models.unload(name),
     async run(name, inputs) {
-      const m = await get(name);
+      const m = await models.get(name);
       const results: Array<ItemResult<LidAnswer & { text: string | null }> | undefined> = new Array(inputs.length);
       const rows: LidRow[] = [];
       const done = (i: number, a: LidAnswer) => { results[i] = { output: { ...a, text: inputs[i]!.echoText ? inputs[i]!.text : null }, failure: null }; };
