@@ -12,7 +12,9 @@
  * out); speed in characters per second on one core at batch 64 (one onnxruntime thread);
  * the model's size on disk; and diactag-2.0's calibration: at min_confidence 0.5 / 0.8 /
  * 0.95 the share of letters with a choice left as typed and the accuracy of the rest.
- * Models not installed are skipped with a line saying so.
+ * Every diacritization model of the capability module that is installed is measured
+ * through its own backend (the engine a worker's inference thread runs); models not
+ * installed are skipped with a line saying so.
  *
  * Environment: BENCH_DIACRITICS_LINES (held-out lines per language, default 1000),
  * MODEL_REPOSITORY (default models/).
@@ -22,9 +24,12 @@ import { fileURLToPath } from 'node:url';
 import { DIACRITICS_SOURCES, heldOut, linesOf } from '../scripts/diacritics-data.ts';
 import { formOf, inCase, stripMarks, units, type Unit } from '../services/capabilities/diacritize/marks.ts';
 import { openTagger, scoreSlots, type Loaded, type Row } from '../services/capabilities/diacritize/backends/diactag.ts';
-import { formFrom, restore, slotsOf, type Slot } from '../services/capabilities/diacritize/tagger.ts';
+import { formFrom, slotsOf, type Slot } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures } from '../services/capabilities/diacritize/tagger-features.ts';
 import { ModelRepository } from '../services/models/repository.ts';
+import { BACKENDS, capabilityModule } from '../services/capabilities/index.ts';
+import type { DiacritizeOutput, DiacritizeRequest } from '../services/events/contract.ts';
+import type { Engine, EngineContext } from '../services/workers/engines/types.ts';
 
 const LINES = Number(process.env.BENCH_DIACRITICS_LINES ?? 1000);
 const REPO = new ModelRepository(process.env.MODEL_REPOSITORY ?? fileURLToPath(new URL('../models/', import.meta.url)));
@@ -114,7 +119,6 @@ const held = new Map<string, string[]>();
 for (const lang of LANGS) held.set(lang, linesOf(lang).filter((l) => heldOut(l.text)).slice(0, LINES).map((l) => l.text));
 
 console.log(`diacritic restoration on held-out text (scripts/diacritics-data.ts), up to ${LINES} lines per language, Node ${process.version}`);
-const table: Array<Record<string, string | number>> = [];
 const baseline: Record<string, [string, string]> = {};
 for (const lang of LANGS) {
   const lex = lexiconOf(lang);
@@ -126,58 +130,87 @@ for (const lang of LANGS) {
   baseline[lang] = [pct(nothing), pct(lexi)];
 }
 
+/** A request event of the diacritize capability for a held-out text. */
+const request = (model: string, text: string, language: string): DiacritizeRequest => ({
+  text, model, language, caseEndings: true, hints: null, aligned: true, minConfidence: 0,
+});
+
+const accuracy = new Map<string, Record<string, string | number>>(LANGS.map((l) => [l, {
+  language: l, lines: held.get(l)!.length, nothing: baseline[l]![0], 'most frequent form': baseline[l]![1],
+}]));
 const calibration: Array<Record<string, string>> = [];
 const speed: Array<Record<string, string | number>> = [];
-for (const name of ['diactag-2.0']) {
-  if (!REPO.installed(name)) { console.log(`${name}: not installed, skipped`); continue; }
+for (const { name } of capabilityModule('diacritize').models) {
+  const cfg = REPO.installed(name) ? REPO.config(name) : null;
+  if (!cfg) { console.log(`${name}: not installed, skipped`); continue; }
+  // the model's own backend, as a worker's inference thread runs it (one onnxruntime thread)
+  const { createEngine } = (await import(BACKENDS[cfg.backend]!.module.href)) as { createEngine(ctx: EngineContext): Engine<DiacritizeRequest, DiacritizeOutput> };
+  const engine = createEngine({ repository: REPO.root, executionProvider: 'cpu', intraOpThreads: 1 });
+  await engine.load(name);
+  for (const lang of LANGS) {
+    const texts = held.get(lang)!;
+    let acc: [number, number] = [0, 0];
+    const d = { all: [0, 0] as [number, number], noCase: [0, 0] as [number, number] };
+    for (let i = 0; i < texts.length; i += 64) {
+      const batch = texts.slice(i, i + 64);
+      const rs = await engine.run(name, batch.map((t) => request(name, stripMarks(t), lang)));
+      rs.forEach((r, k) => {
+        const got = r.output?.text ?? stripMarks(batch[k]!);
+        const s = wordScore(batch[k]!, got); acc = [acc[0] + s[0], acc[1] + s[1]];
+        if (lang === 'ara') { const e = der(batch[k]!, got); d.all[0] += e.all[0]; d.all[1] += e.all[1]; d.noCase[0] += e.noCase[0]; d.noCase[1] += e.noCase[1]; }
+      });
+    }
+    const row = accuracy.get(lang)!;
+    row[name] = pct(acc);
+    if (lang === 'ara') row[`${name} DER % (case endings / without)`] = `${pct(d.all)} / ${pct(d.noCase)}`;
+  }
+
+  // speed: batches of 64 held-out sentences of 80–120 characters without marks, through the backend
+  const pool = LANGS.flatMap((l) => held.get(l)!.filter((t) => t.length >= 80 && t.length <= 120).slice(0, 64).map((t) => request(name, stripMarks(t), l)));
+  let chars = 0; const start = process.hrtime.bigint();
+  for (let rep = 0; rep < 3; rep++) {
+    for (let i = 0; i < pool.length; i += 64) {
+      const batch = pool.slice(i, i + 64);
+      await engine.run(name, batch);
+      for (const x of batch) chars += Array.from(x.text).length;
+    }
+  }
+  const s = Number(process.hrtime.bigint() - start) / 1e9;
+  speed.push({ model: name, 'characters/s (1 core, batch 64)': Math.round(chars / s), 'model size MB': (statSync(cfg.modelPath).size / 1e6).toFixed(1) });
+  await engine.unload(name);
+
+  if (cfg.backend === 'diactag') calibration.push(...await taggerCalibration(name));
+}
+const table = [...accuracy.values()];
+
+/** diactag's calibration: per min_confidence, the share of letters with a choice left as typed and the accuracy of the rest. */
+async function taggerCalibration(name: string): Promise<Array<Record<string, string>>> {
   const m = await openTagger(REPO, name, { executionProvider: 'cpu', intraOpThreads: 1 });
-  const cal = new Map<number, { left: number; decided: number; right: number }>([[0.5, { left: 0, decided: 0, right: 0 }], [0.8, { left: 0, decided: 0, right: 0 }], [0.95, { left: 0, decided: 0, right: 0 }]]);
+  const cal = new Map<number, { left: number; decided: number; right: number }>([0.5, 0.8, 0.95].map((t) => [t, { left: 0, decided: 0, right: 0 }]));
+  const C = m.classes.length;
   for (const lang of LANGS) {
     const texts = held.get(lang)!.map((t) => prepareText(m, lang, t));
     const probs = await scoreSlots(m, texts.flatMap((t) => t.rows));
-    const C = m.classes.length;
-    let row = 0; let acc: [number, number] = [0, 0];
-    const d = { all: [0, 0] as [number, number], noCase: [0, 0] as [number, number] };
+    let row = 0;
     for (const t of texts) {
-      const p = probs.subarray(row * C, (row + t.rows.length) * C);
-      row += t.rows.length;
-      const got = restore(t.us, t.slots, p, m.classes, { language: lang, minConfidence: 0, caseEndings: true });
-      const s = wordScore(t.want, got); acc = [acc[0] + s[0], acc[1] + s[1]];
-      if (lang === 'ara') {
-        const e = der(t.want, got); d.all[0] += e.all[0]; d.all[1] += e.all[1]; d.noCase[0] += e.noCase[0]; d.noCase[1] += e.noCase[1];
-      }
       const want = units(t.want);
-      t.slots.forEach((slot, k) => {
+      t.slots.forEach((slot) => {
+        const p = probs.subarray(row * C, (row + 1) * C);
+        row++;
         let best = -1; let pBest = -1;
-        for (const c of slot.candidates) if (p[k * C + c]! > pBest) { pBest = p[k * C + c]!; best = c; }
+        for (const c of slot.candidates) if (p[c]! > pBest) { pBest = p[c]!; best = c; }
         const u = t.us[slot.unit]!;
         const right = inCase(formFrom(u.base, m.classes[best]!), u.upper, lang) === want[slot.unit]?.text;
         for (const [th, c] of cal) { if (pBest < th) c.left++; else { c.decided++; if (right) c.right++; } }
       });
     }
-    table.push({ language: lang, lines: texts.length, words: acc[1], nothing: baseline[lang]![0], 'most frequent form': baseline[lang]![1], [name]: pct(acc), ...(lang === 'ara' ? { 'DER % (case endings / without)': `${pct(d.all)} / ${pct(d.noCase)}` } : {}) });
   }
-  for (const [th, c] of cal) calibration.push({ min_confidence: String(th), 'left as typed %': (100 * c.left / (c.left + c.decided)).toFixed(1), 'accuracy of the rest %': (100 * c.right / Math.max(1, c.decided)).toFixed(2) });
-
-  // speed: batches of 64 sentences of about 100 characters, one onnxruntime thread, features included
-  const pool = LANGS.flatMap((l) => held.get(l)!.filter((t) => t.length >= 80 && t.length <= 120).slice(0, 64).map((t) => ({ l, t: stripMarks(t) })));
-  let chars = 0; const start = process.hrtime.bigint();
-  for (let rep = 0; rep < 3; rep++) {
-    for (let i = 0; i < pool.length; i += 64) {
-      const batch = pool.slice(i, i + 64).map((x) => prepareText(m, x.l, x.t));
-      const probs = await scoreSlots(m, batch.flatMap((t) => t.rows));
-      const C = m.classes.length; let row = 0;
-      for (const t of batch) { restore(t.us, t.slots, probs.subarray(row * C, (row + t.rows.length) * C), m.classes, { language: t.lang, minConfidence: 0, caseEndings: true }); row += t.rows.length; chars += Array.from(t.input).length; }
-    }
-  }
-  const s = Number(process.hrtime.bigint() - start) / 1e9;
-  const cfg = REPO.config(name)!;
-  speed.push({ model: name, 'characters/s (1 core, batch 64)': Math.round(chars / s), 'model size MB': (statSync(cfg.modelPath).size / 1e6).toFixed(1) });
   await m.session.release();
+  return [...cal].map(([th, c]) => ({ model: name, min_confidence: String(th), 'left as typed %': (100 * c.left / (c.left + c.decided)).toFixed(1), 'accuracy of the rest %': (100 * c.right / Math.max(1, c.decided)).toFixed(2) }));
 }
 console.log('alpha-word accuracy %');
 console.table(table);
 console.log('speed and size');
 console.table(speed);
-console.log('diactag-2.0 calibration (letters with a choice)');
+console.log('calibration of diactag (letters with a choice)');
 console.table(calibration);
