@@ -32,6 +32,16 @@ export interface Prepared {
   words: string[];
 }
 
+/**
+ * Longest word (UTF-16 code units) that its word features name; a longer one is named
+ * {@link LONG_WORD}. Hashing a word costs its length and each of its letters hashes it,
+ * so without this cap a 20,000-letter "word" cost 4.5 s of an inference thread
+ * (quadratic); no word of the training text is this long.
+ */
+export const MAX_WORD_CHARS = 64;
+/** The name word features give a word longer than {@link MAX_WORD_CHARS}. */
+const LONG_WORD = '\u0000long';
+
 /** Prepares units for {@link slotFeatures}. */
 export function prepare(us: readonly Unit[]): Prepared {
   const n = us.length;
@@ -48,7 +58,7 @@ export function prepare(us: readonly Unit[]): Prepared {
       if (start < 0) { start = i; cur = ''; }
       wordOf[i] = words.length; posOf[i] = i - start; cur += u.base;
     } else if (start >= 0) {
-      words.push(cur); start = -1;
+      words.push(cur.length > MAX_WORD_CHARS ? LONG_WORD : cur); start = -1;
     }
   }
   return { chars, wordOf, posOf, words };

@@ -34,13 +34,15 @@ export function slotsOf(us: readonly Unit[], text: string, candidates: Record<st
   const spans = passThroughSpans(text.normalize('NFC'));
   const out: Slot[] = [];
   let offset = 0;
+  let span = 0; // spans are in text order: the first that does not end before `at`
   for (let i = 0; i < us.length; i++) {
     const u = us[i]!;
     const at = offset;
     offset += u.text.length;
+    while (span < spans.length && spans[span]![1] <= at) span++;
     if (!u.letter) continue;
     const list = candidates[u.base];
-    if (!list || spans.some(([s, e]) => at >= s && at < e)) continue;
+    if (!list || (span < spans.length && spans[span]![0] <= at)) continue;
     out.push({ unit: i, candidates: list });
   }
   return out;

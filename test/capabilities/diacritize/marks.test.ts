@@ -70,3 +70,18 @@ describe('restore', () => {
     expect(restore(us, [], new Float32Array(0), classes, { language: 'ara', minConfidence: 0, caseEndings: true })).toBe(text);
   });
 });
+
+describe('features', () => {
+  it('name a word longer than MAX_WORD_CHARS by one placeholder (regression: a 20,000-letter word cost seconds, quadratic)', async () => {
+    const { prepare, slotFeatures, MAX_WORD_CHARS } = await import('../../../services/capabilities/diacritize/tagger-features.ts');
+    const spec = { buckets: 1 << 18, window: 4 };
+    const a = `${'b'.repeat(MAX_WORD_CHARS)}qqqqqeqqqqq`;
+    const b = `${'c'.repeat(MAX_WORD_CHARS)}qqqqqeqqqqq`;
+    const at = (w: string) => slotFeatures(prepare(units(w)), w.indexOf('e'), 'fra', spec);
+    // the same letters around the slot and a long word each: the same features
+    expect([...at(a)]).toEqual([...at(b)]);
+    // words within the limit are named by their letters
+    const c = 'bqqqqqeqqqqq'; const d = 'cqqqqqeqqqqq';
+    expect([...at(c)]).not.toEqual([...at(d)]);
+  });
+});
