@@ -1,7 +1,7 @@
 /**
  * Diacritic restoration (spec: "Diacritization request"): POST /v1/diacritize (+ /batch).
- * Billed per input character. Backends: `diactag` (diactag-2.0, backends/diactag.ts);
- * the diacnet models have none yet and answer 503 MODEL_NOT_INSTALLED.
+ * Billed per input character. Backends: `diactag` (diactag-2.0, backends/diactag.ts) and
+ * `diacnet` (the character CNN of the diacnet models, backends/diacnet.ts).
  */
 import { defineCapability, engineModule } from '../types.ts';
 import { DIACRITIZE_CATALOG_LANGUAGES as LANGS } from './languages.ts';
@@ -21,5 +21,5 @@ export default defineCapability({
   // per item a longer text than language ID
   maxInflightItems: 1024,
   routes: async () => [(await import('./routes.ts')).diacritizeRoutes],
-  backends: { diactag: engineModule(import.meta.url, './backends/diactag') },
+  backends: { diactag: engineModule(import.meta.url, './backends/diactag'), diacnet: engineModule(import.meta.url, './backends/diacnet') },
 });

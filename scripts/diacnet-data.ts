@@ -1,0 +1,85 @@
+/**
+ * Training data of the diacnet models (scripts/train_diacnet.py): the training lines of
+ * scripts/diacritics-data.ts (held-out lines left out) as sequences of character ids of
+ * the text without marks, lower case (one per unit, services/capabilities/diacritize/
+ * marks.ts), with the class of each letter that has a choice in its language (classes and
+ * candidates of diactag-2.0, so that the models share one class space) and the language.
+ * Lines longer than {@link WINDOW} units are cut into windows.
+ *
+ * Usage: `node --import tsx scripts/diacnet-data.ts --out DIR [--max-lines N]` (npm run train:diacnet runs it)
+ * Writes DIR/{chars,targets,cands}.i32 (concatenated sequences), DIR/seqs.i32 (per
+ * sequence: start, length, language), DIR/candmask.u8 ([candidate sets, classes]),
+ * DIR/meta.json (vocabulary, languages, classes, candidates).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DIACRITICS_SOURCES, MARKED_LANGUAGES, heldOut, linesOf } from './diacritics-data.ts';
+import { formOf, units } from '../services/capabilities/diacritize/marks.ts';
+import { classOf, type TaggerCandidates } from '../services/capabilities/diacritize/tagger.ts';
+
+/** Longest sequence, units. */
+export const WINDOW = 256;
+/** A character seen fewer times than this in the training text gets the unknown id. */
+const MIN_CHAR_COUNT = 5;
+
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, classes: { type: 'string' }, 'max-lines': { type: 'string' } } });
+/** Most training lines per language (tests build tiny models with few). */
+const MAX_LINES = Number(args['max-lines'] ?? Infinity);
+const OUT = args.out ?? '/tmp/diacnet-data';
+const TAGGER = args.classes ?? fileURLToPath(new URL('../models/diactag-2.0/', import.meta.url));
+const classes = JSON.parse(readFileSync(join(TAGGER, 'classes.json'), 'utf8')) as string[];
+const candidates = JSON.parse(readFileSync(join(TAGGER, 'candidates.json'), 'utf8')) as TaggerCandidates;
+const classIndex = new Map(classes.map((c, i) => [c, i]));
+const languages = Object.keys(DIACRITICS_SOURCES);
+
+// candidate sets: one id per (language, letter)
+const candSets: number[][] = [];
+const candId = new Map<string, number>();
+for (const lang of languages) for (const [base, list] of Object.entries(candidates[lang] ?? {})) { candId.set(`${lang}\t${base}`, candSets.length); candSets.push(list); }
+
+const lines: Array<{ lang: number; text: string }> = [];
+const charCount = new Map<string, number>();
+for (const [li, lang] of languages.entries()) {
+  let taken = 0;
+  for (const l of linesOf(lang)) {
+    if (taken >= MAX_LINES) break;
+    if (heldOut(l.text)) continue;
+    const us = units(l.text);
+    // a line without any mark in a language that writes them is text written without marks: left out
+    if (MARKED_LANGUAGES.has(lang) && !us.some((u) => u.marked)) continue;
+    lines.push({ lang: li, text: l.text });
+    taken++;
+    for (const u of us) charCount.set(u.context, (charCount.get(u.context) ?? 0) + 1);
+  }
+}
+// 0 = padding, 1 = unknown
+const vocab = ['\u0000pad', '\u0000unk', ...[...charCount].filter(([, n]) => n >= MIN_CHAR_COUNT).sort((a, b) => b[1] - a[1]).map(([c]) => c)];
+const charId = new Map(vocab.map((c, i) => [c, i]));
+
+const chars: number[] = []; const targets: number[] = []; const cands: number[] = []; const seqs: number[] = [];
+for (const { lang, text } of lines) {
+  const us = units(text);
+  const language = languages[lang]!;
+  for (let s = 0; s < us.length; s += WINDOW) {
+    const piece = us.slice(s, s + WINDOW);
+    seqs.push(chars.length, piece.length, lang);
+    for (const u of piece) {
+      chars.push(charId.get(u.context) ?? 1);
+      const cid = u.letter ? candId.get(`${language}\t${u.base}`) : undefined;
+      const cls = cid === undefined ? undefined : classIndex.get(classOf(formOf(u, language), u.base));
+      const ok = cid !== undefined && cls !== undefined && candSets[cid]!.includes(cls);
+      targets.push(ok ? cls! : -1);
+      cands.push(ok ? cid! : -1);
+    }
+  }
+}
+mkdirSync(OUT, { recursive: true });
+const write = (name: string, a: ArrayLike<number>, T: Int32ArrayConstructor | Uint8ArrayConstructor) => writeFileSync(join(OUT, name), Buffer.from(T.from(a).buffer));
+write('chars.i32', chars, Int32Array); write('targets.i32', targets, Int32Array); write('cands.i32', cands, Int32Array); write('seqs.i32', seqs, Int32Array);
+const mask = new Uint8Array(candSets.length * classes.length);
+candSets.forEach((list, k) => { for (const c of list) mask[k * classes.length + c] = 1; });
+writeFileSync(join(OUT, 'candmask.u8'), mask);
+writeFileSync(join(OUT, 'meta.json'), JSON.stringify({ vocab, languages, classes, candidates, candSets: candSets.length, units: chars.length, sequences: seqs.length / 3 }));
+console.log(`${lines.length} lines, ${seqs.length / 3} sequences, ${chars.length} units, ${targets.filter((t) => t >= 0).length} letters with a choice, ${vocab.length} characters`);

@@ -1,0 +1,128 @@
+/**
+ * ONNX export of a diacnet model (weights from scripts/train_diacnet.py) and its model
+ * folder. Graph (opset 13), N texts of T characters:
+ * - chars int32[N, T] (vocabulary ids, 0 = padding), lang int32[N] (language index),
+ *   valid float32[N, 1, T] (1 for a character, 0 for padding), mask float32[N, T, C]
+ *   (0 for the letter's candidates, a large negative number for the rest);
+ * - h = (Ec[chars] + El[lang]) · valid, as [N, E, T]; per layer i:
+ *   a = ReLU(Conv(h, W_i, b_i; kernel 5, dilation d_i, same padding)) · valid,
+ *   h = a (first layer) or h + a;
+ * - probs float32[N, T, C] = softmax(h^T · Wo + bo + mask).
+ * NumPy's weights are [5·C_in, H] with row k·C_in + c; ONNX Conv wants [H, C_in, 5].
+ *
+ * Usage: `node --import tsx scripts/diacnet-onnx.ts --weights DIR --data DIR --name diacnet-mini-2.0 [--out models/]`
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import onnxProto from 'onnx-proto';
+const { onnx } = onnxProto;
+type onnxT = typeof onnxProto.onnx;
+type ITensorProto = Parameters<onnxT['TensorProto']['create']>[0] & object;
+type IValueInfoProto = Parameters<onnxT['ValueInfoProto']['create']>[0] & object;
+type INodeProto = Parameters<onnxT['NodeProto']['create']>[0] & object;
+
+const FLOAT = 1, INT32 = 6, INT64 = 7;
+const INT = 2, INTS = 7;
+
+/** Weights as train_diacnet.py writes them. */
+export interface DiacnetWeights { names: string[]; shapes: Record<string, number[]>; dilations: number[]; kernel: number; hidden: number; emb: number; data: Record<string, Float32Array>; }
+
+/** Reads OUT/weights.json and OUT/weights.bin. */
+export function readWeights(dir: string): DiacnetWeights {
+  const meta = JSON.parse(readFileSync(join(dir, 'weights.json'), 'utf8')) as Omit<DiacnetWeights, 'data'>;
+  const buf = readFileSync(join(dir, 'weights.bin'));
+  const data: Record<string, Float32Array> = {};
+  let off = 0;
+  for (const n of meta.names) {
+    const size = meta.shapes[n]!.reduce((a, b) => a * b, 1);
+    data[n] = new Float32Array(buf.buffer.slice(buf.byteOffset + off, buf.byteOffset + off + size * 4));
+    off += size * 4;
+  }
+  return { ...meta, data };
+}
+
+const tensor = (name: string, dims: number[], data: Float32Array): ITensorProto => ({ name, dims, dataType: FLOAT, rawData: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
+const int64s = (name: string, values: number[]): ITensorProto => ({ name, dims: [values.length], dataType: INT64, rawData: new Uint8Array(new BigInt64Array(values.map(BigInt)).buffer) });
+const valueInfo = (name: string, elemType: number, dims: string[]): IValueInfoProto => ({ name, type: { tensorType: { elemType, shape: { dim: dims.map((d) => ({ dimParam: d })) } } } });
+
+/** The ONNX model of a diacnet network. @returns the bytes of model.onnx */
+export function exportDiacnet(w: DiacnetWeights): Uint8Array {
+  const K = w.kernel;
+  const init: ITensorProto[] = [
+    tensor('Ec', w.shapes.Ec!, w.data.Ec!), tensor('El', w.shapes.El!, w.data.El!),
+    tensor('Wo', w.shapes.Wo!, w.data.Wo!), tensor('bo', w.shapes.bo!, w.data.bo!), int64s('axis1', [1]),
+  ];
+  const node: INodeProto[] = [
+    { opType: 'Gather', input: ['Ec', 'chars'], output: ['ec'], attribute: [{ name: 'axis', type: INT, i: 0 }] },
+    { opType: 'Gather', input: ['El', 'lang'], output: ['el'], attribute: [{ name: 'axis', type: INT, i: 0 }] },
+    { opType: 'Unsqueeze', input: ['el', 'axis1'], output: ['el3'] },
+    { opType: 'Add', input: ['ec', 'el3'], output: ['h0t'] },
+    { opType: 'Transpose', input: ['h0t'], output: ['h0u'], attribute: [{ name: 'perm', type: INTS, ints: [0, 2, 1] }] },
+    { opType: 'Mul', input: ['h0u', 'valid'], output: ['h0'] },
+  ];
+  let h = 'h0';
+  w.dilations.forEach((d, i) => {
+    const [rows, H] = w.shapes[`W${i}`] as [number, number];
+    const cin = rows / K;
+    const src = w.data[`W${i}`]!;
+    const W = new Float32Array(H * cin * K);
+    for (let k = 0; k < K; k++) for (let c = 0; c < cin; c++) for (let o = 0; o < H; o++) W[(o * cin + c) * K + k] = src[(k * cin + c) * H + o]!;
+    init.push(tensor(`W${i}`, [H, cin, K], W), tensor(`b${i}`, [H], w.data[`b${i}`]!));
+    const pad = Math.floor(K / 2) * d;
+    node.push(
+      { opType: 'Conv', input: [h, `W${i}`, `b${i}`], output: [`c${i}`], attribute: [{ name: 'dilations', type: INTS, ints: [d] }, { name: 'pads', type: INTS, ints: [pad, pad] }, { name: 'kernel_shape', type: INTS, ints: [K] }] },
+      { opType: 'Relu', input: [`c${i}`], output: [`r${i}`] },
+      { opType: 'Mul', input: [`r${i}`, 'valid'], output: [`a${i}`] },
+    );
+    if (i === 0) h = `a${i}`;
+    else { node.push({ opType: 'Add', input: [h, `a${i}`], output: [`h${i + 1}`] }); h = `h${i + 1}`; }
+  });
+  node.push(
+    { opType: 'Transpose', input: [h], output: ['ht'], attribute: [{ name: 'perm', type: INTS, ints: [0, 2, 1] }] },
+    { opType: 'MatMul', input: ['ht', 'Wo'], output: ['scores'] },
+    { opType: 'Add', input: ['scores', 'bo'], output: ['logits'] },
+    { opType: 'Add', input: ['logits', 'mask'], output: ['masked'] },
+    { opType: 'Softmax', input: ['masked'], output: ['probs'], attribute: [{ name: 'axis', type: INT, i: -1 }] },
+  );
+  const graph = {
+    name: 'diacnet',
+    input: [valueInfo('chars', INT32, ['N', 'T']), valueInfo('lang', INT32, ['N']), valueInfo('valid', FLOAT, ['N', 'one', 'T']), valueInfo('mask', FLOAT, ['N', 'T', 'C'])],
+    output: [valueInfo('logits', FLOAT, ['N', 'T', 'C']), valueInfo('probs', FLOAT, ['N', 'T', 'C'])],
+    initializer: init, node,
+  };
+  return onnx.ModelProto.encode(onnx.ModelProto.create({ irVersion: 8, producerName: 'lmstream train-diacnet', opsetImport: [{ domain: '', version: 13 }], graph })).finish();
+}
+
+/** Typed inputs and outputs written to config.json. */
+export const DIACNET_INPUTS = {
+  chars: { data_type: 'int32', dims: ['N', 'T'], doc: 'character ids of the text without marks, lower case (vocab.json; 0 = padding, 1 = unknown)' },
+  lang: { data_type: 'int32', dims: ['N'], doc: 'index of the language in vocab.json languages' },
+  valid: { data_type: 'float32', dims: ['N', 1, 'T'], doc: '1 for a character, 0 for padding' },
+  mask: { data_type: 'float32', dims: ['N', 'T', 'C'], doc: "0 for the letter's candidate classes, a large negative number for the others" },
+} as const;
+export const DIACNET_OUTPUTS = {
+  logits: { data_type: 'float32', dims: ['N', 'T', 'C'] },
+  probs: { data_type: 'float32', dims: ['N', 'T', 'C'], doc: 'probability of each class per character' },
+} as const;
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { values: args } = parseArgs({ options: { weights: { type: 'string' }, data: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' } } });
+  const w = readWeights(args.weights!);
+  const meta = JSON.parse(readFileSync(join(args.data!, 'meta.json'), 'utf8')) as { vocab: string[]; languages: string[]; classes: string[]; candidates: unknown };
+  const dir = join(args.out ?? fileURLToPath(new URL('../models/', import.meta.url)), args.name!);
+  mkdirSync(join(dir, '1'), { recursive: true });
+  writeFileSync(join(dir, '1', 'model.onnx'), exportDiacnet(w));
+  writeFileSync(join(dir, 'classes.json'), JSON.stringify(meta.classes));
+  writeFileSync(join(dir, 'candidates.json'), JSON.stringify(meta.candidates));
+  writeFileSync(join(dir, 'vocab.json'), JSON.stringify({ vocab: meta.vocab, languages: meta.languages }));
+  const training = JSON.parse(readFileSync(join(args.weights!, 'weights.json'), 'utf8')) as Record<string, unknown>;
+  delete training.names; delete training.shapes;
+  writeFileSync(join(dir, 'config.json'), `${JSON.stringify({
+    name: args.name, capability: 'diacritize', backend: 'diacnet', max_batch_size: 64,
+    dynamic_batching: { max_queue_delay_ms: 2, max_queue_size: 2048 }, instance_count: 1, version_policy: { latest: {} }, model_file: 'model.onnx',
+    inputs: DIACNET_INPUTS, outputs: DIACNET_OUTPUTS, language_id_model: 'lid-lite-608', training,
+  }, null, 2)}\n`);
+  console.log(`wrote ${dir}`);
+}

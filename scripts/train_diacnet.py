@@ -1,0 +1,149 @@
+"""Trains a diacnet model (issue 13): a character CNN over the whole text without marks.
+
+Model: character and language embeddings, then residual 1-D convolutions (kernel 5,
+dilations 1, 2, 4, 8, ...: a dilated CNN as in WaveNet, van den Oord et al. 2016, and
+Strubell et al. 2017 for sequence labelling) with ReLU, then per character a softmax
+over the marks its letter may take in its language (the class space of diactag-2.0).
+Padding and the ends of the text are zeros in every layer, so a text alone and a text
+in a padded batch get the same answer. Adam (Kingma & Ba 2015), seeded; NumPy only
+(Debian python3-numpy). The data comes from scripts/diacnet-data.ts; the weights go to
+OUT/weights.bin with OUT/weights.json, which scripts/diacnet-onnx.ts turns into ONNX.
+
+Usage: python3 scripts/train_diacnet.py --data DIR --out DIR [--hidden 64] [--layers 4] [--minutes 10]
+"""
+import argparse, json, math, os, time
+import numpy as np
+
+p = argparse.ArgumentParser()
+p.add_argument('--data', required=True)
+p.add_argument('--out', required=True)
+p.add_argument('--hidden', type=int, default=64)
+p.add_argument('--emb', type=int, default=32)
+p.add_argument('--dilations', default='1,2,4,8')
+p.add_argument('--batch', type=int, default=32)
+p.add_argument('--lr', type=float, default=2e-3)
+p.add_argument('--minutes', type=float, default=10)
+p.add_argument('--seed', type=int, default=13)
+a = p.parse_args()
+
+rng = np.random.default_rng(a.seed)
+meta = json.load(open(os.path.join(a.data, 'meta.json')))
+V, L, C = len(meta['vocab']), len(meta['languages']), len(meta['classes'])
+chars = np.fromfile(os.path.join(a.data, 'chars.i32'), dtype=np.int32)
+targets = np.fromfile(os.path.join(a.data, 'targets.i32'), dtype=np.int32)
+cands = np.fromfile(os.path.join(a.data, 'cands.i32'), dtype=np.int32)
+seqs = np.fromfile(os.path.join(a.data, 'seqs.i32'), dtype=np.int32).reshape(-1, 3)
+candmask = np.fromfile(os.path.join(a.data, 'candmask.u8'), dtype=np.uint8).reshape(-1, C).astype(bool)
+dil = [int(x) for x in a.dilations.split(',')]
+E, H, K = a.emb, a.hidden, 5
+
+# sequences drawn per language in proportion to the square root of its size: the small
+# languages (Yorùbá, Igbo, Hausa) are seen more often than their share
+lang_of = seqs[:, 2]
+size = np.bincount(lang_of, weights=seqs[:, 1], minlength=L)
+weight = np.sqrt(size) / size
+prob = weight[lang_of] * seqs[:, 1]
+prob /= prob.sum()
+
+f32 = np.float32
+params = {'Ec': (rng.standard_normal((V, E)) * 0.1).astype(f32), 'El': (rng.standard_normal((L, E)) * 0.1).astype(f32)}
+for i, d in enumerate(dil):
+    cin = E if i == 0 else H
+    params[f'W{i}'] = (rng.standard_normal((K * cin, H)) * math.sqrt(2 / (K * cin))).astype(f32)
+    params[f'b{i}'] = np.zeros(H, f32)
+params['Wo'] = (rng.standard_normal((H, C)) * math.sqrt(1 / H)).astype(f32)
+params['bo'] = np.zeros(C, f32)
+m = {k: np.zeros_like(v) for k, v in params.items()}
+v2 = {k: np.zeros_like(v) for k, v in params.items()}
+
+
+def im2col(h, d):
+    b, t, ch = h.shape
+    pad = (K // 2) * d
+    hp = np.pad(h, ((0, 0), (pad, pad), (0, 0)))
+    return np.concatenate([hp[:, k * d:k * d + t, :] for k in range(K)], axis=2).reshape(b * t, K * ch)
+
+
+def col2im(g, shape, d):
+    b, t, ch = shape
+    pad = (K // 2) * d
+    g = g.reshape(b, t, K, ch)
+    out = np.zeros((b, t + 2 * pad, ch), f32)
+    for k in range(K):
+        out[:, k * d:k * d + t, :] += g[:, :, k, :]
+    return out[:, pad:pad + t, :]
+
+
+def batch():
+    idx = rng.choice(len(seqs), size=a.batch, p=prob)
+    t = int(seqs[idx, 1].max())
+    x = np.zeros((a.batch, t), np.int32); y = np.full((a.batch, t), -1, np.int32); c = np.full((a.batch, t), -1, np.int32)
+    for r, s in enumerate(idx):
+        start, n, _ = seqs[s]
+        x[r, :n] = chars[start:start + n]; y[r, :n] = targets[start:start + n]; c[r, :n] = cands[start:start + n]
+    return x, lang_of[idx], y, c
+
+
+def step(x, lang, y, c, lr, it):
+    P = params
+    valid = (x > 0).astype(f32)[:, :, None]
+    b, t = x.shape
+    h = (P['Ec'][x] + P['El'][lang][:, None, :]) * valid
+    cols, acts, hs = [], [], [h]
+    for i, d in enumerate(dil):
+        col = im2col(h, d)
+        act = np.maximum(col @ P[f'W{i}'] + P[f'b{i}'], 0).reshape(b, t, H) * valid
+        cols.append(col); acts.append(act)
+        h = act if i == 0 else h + act
+        hs.append(h)
+    flat = h.reshape(b * t, H)
+    sel = np.nonzero(y.reshape(-1) >= 0)[0]
+    z = flat[sel] @ P['Wo'] + P['bo']
+    z = np.where(candmask[c.reshape(-1)[sel]], z, -1e9)
+    z -= z.max(1, keepdims=True)
+    e = np.exp(z); pr = e / e.sum(1, keepdims=True)
+    ys = y.reshape(-1)[sel]
+    loss = -np.log(pr[np.arange(len(sel)), ys] + 1e-12).mean()
+    acc = (pr.argmax(1) == ys).mean()
+    gz = pr; gz[np.arange(len(sel)), ys] -= 1; gz /= len(sel)
+    G = {'Wo': flat[sel].T @ gz, 'bo': gz.sum(0)}
+    gflat = np.zeros((b * t, H), f32); gflat[sel] = gz @ P['Wo'].T
+    gh = gflat.reshape(b, t, H)
+    for i in reversed(range(len(dil))):
+        ga = gh * (acts[i] > 0)
+        ga2 = ga.reshape(b * t, H)
+        G[f'W{i}'] = cols[i].T @ ga2; G[f'b{i}'] = ga2.sum(0)
+        gin = col2im(ga2 @ P[f'W{i}'].T, hs[i].shape, dil[i])
+        gh = gin if i == 0 else gh + gin
+    gh *= valid
+    G['Ec'] = np.zeros_like(P['Ec']); np.add.at(G['Ec'], x.reshape(-1), gh.reshape(-1, E))
+    G['El'] = np.zeros_like(P['El']); np.add.at(G['El'], lang, gh.sum(1))
+    b1, b2 = 0.9, 0.999
+    for k in P:
+        g = G[k].astype(f32)
+        m[k] = b1 * m[k] + (1 - b1) * g; v2[k] = b2 * v2[k] + (1 - b2) * g * g
+        P[k] -= lr * (m[k] / (1 - b1 ** it)) / (np.sqrt(v2[k] / (1 - b2 ** it)) + 1e-8)
+    return loss, acc
+
+
+t0 = time.time(); it = 0; seen = 0; run_loss = run_acc = 0.0
+budget = a.minutes * 60
+while time.time() - t0 < budget:
+    it += 1
+    frac = (time.time() - t0) / budget
+    lr = a.lr * min(1.0, it / 200) * (1 - 0.9 * frac)
+    x, lang, y, c = batch()
+    loss, acc = step(x, lang, y, c, lr, it)
+    seen += int((x > 0).sum())
+    run_loss = 0.98 * run_loss + 0.02 * loss; run_acc = 0.98 * run_acc + 0.02 * acc
+    if it % 200 == 0:
+        print(f'[{time.time() - t0:.0f} s] step {it}, {seen / 1e6:.1f} M characters, loss {run_loss:.4f}, letter accuracy {run_acc:.4f}', flush=True)
+
+os.makedirs(a.out, exist_ok=True)
+names = ['Ec', 'El'] + [n for i in range(len(dil)) for n in (f'W{i}', f'b{i}')] + ['Wo', 'bo']
+with open(os.path.join(a.out, 'weights.bin'), 'wb') as f:
+    for n in names:
+        f.write(params[n].astype('<f4').tobytes())
+json.dump({'names': names, 'shapes': {n: list(params[n].shape) for n in names}, 'dilations': dil, 'kernel': K, 'hidden': H, 'emb': E,
+           'steps': it, 'characters': seen, 'seed': a.seed, 'minutes': a.minutes, 'lr': a.lr, 'batch': a.batch}, open(os.path.join(a.out, 'weights.json'), 'w'))
+print(f'wrote {a.out}: {it} steps, {seen / 1e6:.1f} M characters')

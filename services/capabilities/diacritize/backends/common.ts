@@ -1,0 +1,86 @@
+/**
+ * What the diacritization backends share: `language: auto` through the project's
+ * language-ID model, and the plan of a micro-batch (each text's language, units and the
+ * letters with a choice). Runs in an inference thread.
+ *
+ * Auto: when the language-ID model's first answer is one of the 11 languages, that one;
+ * when it is another language with a score of {@link OTHER_LANGUAGE_SCORE} or more, the
+ * item fails with 400 naming it; otherwise the best of the 11. Text without letters
+ * answers `zxx` (nothing to restore).
+ */
+import type { DiacritizeOutput, DiacritizeRequest, ItemResult } from '../../../events/contract.ts';
+import { failed } from '../../../events/results.ts';
+import type { Engine } from '../../../workers/engines/types.ts';
+import type { LanguageIdInput } from '../../language-id/backends/lid-embedding-bag.ts';
+import type { LidAnswer } from '../../language-id/decode.ts';
+import { units, type Unit } from '../marks.ts';
+import { restore, slotsOf, type Slot, type TaggerCandidates } from '../tagger.ts';
+
+/** The 11 languages (ISO 639-3), by the language-ID languages that select each. */
+const LID_TO_DIACRITIZE: Readonly<Record<string, string>> = {
+  yor: 'yor', ibo: 'ibo', hau: 'hau', vie: 'vie', pol: 'pol', tur: 'tur', por: 'por', spa: 'spa', fra: 'fra', ita: 'ita', arb: 'ara', ara: 'ara',
+};
+/** English names of languages for messages (ICU data of Node's Intl). */
+const ENGLISH_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
+/** A language-ID answer outside the 11 languages refuses the text from this score on. */
+export const OTHER_LANGUAGE_SCORE = 0.5;
+
+type LidEngine = Engine<LanguageIdInput, LidAnswer & { text: string | null }>;
+
+/** The language of each `auto` text (or the failure of a text in another language), by index. */
+async function detect(lid: LidEngine, lidModel: string, texts: Array<{ i: number; text: string }>): Promise<Map<number, string | ItemResult<DiacritizeOutput>>> {
+  const out = new Map<number, string | ItemResult<DiacritizeOutput>>();
+  if (texts.length === 0) return out;
+  const free = await lid.run(lidModel, texts.map((t) => ({ text: t.text, model: lidModel, mode: 'traffic' as const, topK: 25, candidates: null })));
+  const again: Array<{ i: number; text: string }> = [];
+  free.forEach((r, k) => {
+    const t = texts[k]!;
+    if (r.failure) { out.set(t.i, { output: null, failure: r.failure }); return; }
+    const first = r.output.top[0];
+    if (!first || r.output.label.startsWith('zxx')) { out.set(t.i, 'zxx'); return; }
+    const ours = LID_TO_DIACRITIZE[first.language];
+    if (ours) { out.set(t.i, ours); return; }
+    if (first.score >= OTHER_LANGUAGE_SCORE) {
+      out.set(t.i, failed('INVALID_REQUEST', `language=auto: the text is in ${ENGLISH_NAMES.of(first.language) ?? first.language} (${first.language}, score ${first.score}), which diacritization does not support (one of yor, ibo, hau, vie, pol, tur, por, spa, fra, ita, ara)`));
+      return;
+    }
+    again.push(t);
+  });
+  if (again.length > 0) {
+    const only = await lid.run(lidModel, again.map((t) => ({ text: t.text, model: lidModel, mode: 'traffic' as const, topK: 1, candidates: Object.keys(LID_TO_DIACRITIZE) })));
+    only.forEach((r, k) => out.set(again[k]!.i, (r.failure ? undefined : LID_TO_DIACRITIZE[r.output.top[0]?.language ?? '']) ?? 'zxx'));
+  }
+  return out;
+}
+
+/** A text of a micro-batch, ready for a model: its language (ISO 639-3, `ara` for both Arabic settings), units and letters with a choice. */
+export interface PlannedText { i: number; input: DiacritizeRequest; language: string; us: Unit[]; slots: Slot[]; }
+
+/**
+ * Plans a micro-batch: detects the language of `auto` texts, cuts each text into units
+ * and finds its letters with a choice.
+ * @returns the texts to run, and the failures of texts refused by language detection (by index)
+ */
+export async function planBatch(inputs: readonly DiacritizeRequest[], candidates: TaggerCandidates, lid: LidEngine, lidModel: string): Promise<{ texts: PlannedText[]; failures: Map<number, ItemResult<DiacritizeOutput>> }> {
+  const detected = await detect(lid, lidModel, inputs.flatMap((x, i) => (x.language === 'auto' ? [{ i, text: x.text }] : [])));
+  const texts: PlannedText[] = [];
+  const failures = new Map<number, ItemResult<DiacritizeOutput>>();
+  inputs.forEach((x, i) => {
+    let language = x.language === 'ara-nocase' ? 'ara' : x.language;
+    if (language === 'auto') {
+      const d = detected.get(i)!;
+      if (typeof d !== 'string') { failures.set(i, d); return; }
+      language = d;
+    }
+    const us = units(x.text);
+    texts.push({ i, input: x, language, us, slots: slotsOf(us, x.text, candidates[language]) });
+  });
+  return { texts, failures };
+}
+
+/** A text's result from its letters' class probabilities (row k of `probs` for slot k). */
+export function resultOf(t: PlannedText, probs: ArrayLike<number>, classes: readonly string[]): ItemResult<DiacritizeOutput> {
+  const x = t.input;
+  const text = restore(t.us, t.slots, probs, classes, { language: t.language, minConfidence: x.minConfidence, caseEndings: x.caseEndings && x.language !== 'ara-nocase' });
+  return { output: { text, language: x.language === 'ara-nocase' ? 'ara-nocase' : t.language, characters: Array.from(x.text).length }, failure: null };
+}

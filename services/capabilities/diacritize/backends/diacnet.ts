@@ -1,0 +1,138 @@
+/**
+ * Backend `diacnet` (issue 13): the diacnet models, a character CNN over the whole text
+ * without marks (scripts/train_diacnet.py; graph scripts/diacnet-onnx.ts) on
+ * onnxruntime, in an inference thread. A text is cut into windows of {@link WINDOW}
+ * characters read with {@link MARGIN} characters of context on each side (more than the
+ * network's receptive field, so a window's answer equals the whole text's), and the
+ * windows of a micro-batch run {@link WINDOWS_PER_RUN} at a time, so memory stays bounded
+ * whatever the texts' lengths (64 × 20,000 characters is 1.28 M characters × 90 classes).
+ * `language: auto`, the plan of a micro-batch and the restoration rule are shared with
+ * diactag (backends/common.ts, tagger.ts). `hints` are not used yet; `aligned` makes no
+ * difference: the model only chooses marks for the caller's letters.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import type { DiacritizeOutput, DiacritizeRequest, ItemResult } from '../../../events/contract.ts';
+import { ModelRepository } from '../../../models/repository.ts';
+import { LoadedModels } from '../../../workers/engines/sessions.ts';
+import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
+import { createEngine as createLidEngine } from '../../language-id/backends/lid-embedding-bag.ts';
+import { EXCLUDED } from '../../language-id/decode.ts';
+import type { TaggerCandidates } from '../tagger.ts';
+import { planBatch, resultOf, type PlannedText } from './common.ts';
+
+/** Characters a window answers for. */
+export const WINDOW = 256;
+/** Characters of context read on each side of a window (the 4-layer network sees ±30). */
+export const MARGIN = 64;
+/** Windows per onnxruntime call. */
+const WINDOWS_PER_RUN = 64;
+
+/** A loaded diacnet model. */
+export interface DiacnetModel {
+  session: ort.InferenceSession;
+  classes: string[];
+  candidates: TaggerCandidates;
+  /** vocabulary id of each character (0 = padding, 1 = unknown) */
+  charIds: Map<string, number>;
+  /** index of each language */
+  languages: Map<string, number>;
+  lidModel: string;
+}
+
+/**
+ * Loads a diacnet model from the model repository.
+ * @throws EngineError MODEL_NOT_INSTALLED when the model is not in the repository
+ */
+export async function openDiacnet(repo: ModelRepository, name: string, ctx: Pick<EngineContext, 'executionProvider' | 'intraOpThreads'>): Promise<DiacnetModel> {
+  const cfg = repo.config(name);
+  if (!cfg) throw new EngineError('MODEL_NOT_INSTALLED', `model ${name} is not installed`);
+  const session = await ort.InferenceSession.create(cfg.modelPath, { executionProviders: [ctx.executionProvider], intraOpNumThreads: ctx.intraOpThreads, graphOptimizationLevel: 'all' });
+  const v = JSON.parse(readFileSync(join(cfg.dir, 'vocab.json'), 'utf8')) as { vocab: string[]; languages: string[] };
+  return {
+    session,
+    classes: JSON.parse(readFileSync(join(cfg.dir, 'classes.json'), 'utf8')) as string[],
+    candidates: JSON.parse(readFileSync(join(cfg.dir, 'candidates.json'), 'utf8')) as TaggerCandidates,
+    charIds: new Map(v.vocab.map((c, i) => [c, i])),
+    languages: new Map(v.languages.map((l, i) => [l, i])),
+    lidModel: String(cfg.language_id_model ?? 'lid-lite-608'),
+  };
+}
+
+/** A window of a text: units [from, to) answered, read from `readFrom`. */
+interface Window { text: number; readFrom: number; from: number; to: number; readTo: number; }
+
+/**
+ * Class probabilities of every letter with a choice of the texts, through the network.
+ * @param window characters a window answers for; `margin` characters of context on each side
+ * @returns per text, float32[slots × classes] in the order of its slots
+ */
+export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[], window = WINDOW, margin = MARGIN): Promise<Float32Array[]> {
+  const C = m.classes.length;
+  const out = texts.map((t) => new Float32Array(t.slots.length * C));
+  const slotRow = texts.map((t) => new Map(t.slots.map((s, k) => [s.unit, k])));
+  const windows: Window[] = [];
+  texts.forEach((t, ti) => {
+    if (t.slots.length === 0) return;
+    for (let from = 0; from < t.us.length; from += window) {
+      const to = Math.min(t.us.length, from + window);
+      windows.push({ text: ti, readFrom: Math.max(0, from - margin), from, to, readTo: Math.min(t.us.length, to + margin) });
+    }
+  });
+  for (let w0 = 0; w0 < windows.length; w0 += WINDOWS_PER_RUN) {
+    const ws = windows.slice(w0, w0 + WINDOWS_PER_RUN);
+    const N = ws.length;
+    const T = Math.max(...ws.map((w) => w.readTo - w.readFrom));
+    const chars = new Int32Array(N * T);
+    const lang = new Int32Array(N);
+    const valid = new Float32Array(N * T);
+    const mask = new Float32Array(N * T * C).fill(EXCLUDED);
+    ws.forEach((w, n) => {
+      const t = texts[w.text]!;
+      lang[n] = m.languages.get(t.language) ?? 0;
+      for (let u = w.readFrom; u < w.readTo; u++) {
+        const j = n * T + (u - w.readFrom);
+        chars[j] = m.charIds.get(t.us[u]!.context) ?? 1;
+        valid[j] = 1;
+        const k = slotRow[w.text]!.get(u);
+        if (k !== undefined) for (const c of t.slots[k]!.candidates) mask[j * C + c] = 0;
+      }
+    });
+    const res = await m.session.run({
+      chars: new ort.Tensor('int32', chars, [N, T]), lang: new ort.Tensor('int32', lang, [N]),
+      valid: new ort.Tensor('float32', valid, [N, 1, T]), mask: new ort.Tensor('float32', mask, [N, T, C]),
+    });
+    const probs = res.probs!.data as Float32Array;
+    ws.forEach((w, n) => {
+      const rows = slotRow[w.text]!;
+      for (let u = w.from; u < w.to; u++) {
+        const k = rows.get(u);
+        if (k === undefined) continue;
+        const j = n * T + (u - w.readFrom);
+        out[w.text]!.set(probs.subarray(j * C, (j + 1) * C), k * C);
+      }
+    });
+  }
+  return out;
+}
+
+/** Creates the engine. */
+export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, DiacritizeOutput> {
+  const repo = new ModelRepository(ctx.repository);
+  const models = new LoadedModels((name) => openDiacnet(repo, name, ctx));
+  const lid = createLidEngine(ctx);
+  return {
+    async load(name) { await models.get(name); },
+    unload: (name) => models.unload(name),
+    async run(name, inputs) {
+      const m = await models.get(name);
+      const { texts, failures } = await planBatch(inputs, m.candidates, lid, m.lidModel);
+      const probs = await scoreTexts(m, texts);
+      const results: Array<ItemResult<DiacritizeOutput>> = new Array(inputs.length);
+      for (const [i, f] of failures) results[i] = f;
+      texts.forEach((t, k) => { results[t.i] = resultOf(t, probs[k]!, m.classes); });
+      return results;
+    },
+  };
+}

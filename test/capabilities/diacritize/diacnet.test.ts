@@ -1,0 +1,70 @@
+/**
+ * The diacnet backend (issue 13) on a tiny model built by the project's own pipeline
+ * (npm run train:diacnet: data, NumPy training for a few seconds, ONNX export): it
+ * answers through the embedded pipeline, keeps the caller's letters, and a long text cut
+ * into windows gets the same probabilities as the whole text read at once. The tiny
+ * model's accuracy is not asserted (bench:diacritics measures trained models).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDiacnet, scoreTexts } from '../../../services/capabilities/diacritize/backends/diacnet.ts';
+import { planBatch } from '../../../services/capabilities/diacritize/backends/common.ts';
+import { createEngine as createLidEngine } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import { stripMarks } from '../../../services/capabilities/diacritize/marks.ts';
+import type { Embedded } from '../../../services/embedded.ts';
+import { ModelRepository } from '../../../services/models/repository.ts';
+import { post, startService, until } from '../../helpers/service.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const MODEL = 'diacnet-mini-2.0';
+let repo: string;
+let svc: Embedded;
+
+beforeAll(async () => {
+  repo = mkdtempSync(join(tmpdir(), 'diacnet-repo-'));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'train-diacnet.ts'), '--name', MODEL, '--minutes', '0.05', '--max-lines', '60', '--out', repo], { encoding: 'utf8', timeout: 180_000 });
+  if (r.status !== 0) throw new Error(`train:diacnet failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  // language=auto asks the language-ID model of the same repository
+  cpSync(join(ROOT, 'models', 'lid-lite-608'), join(repo, 'lid-lite-608'), { recursive: true });
+  svc = await startService({ MODEL_REPOSITORY: repo, RATE_LIMIT_MAX: 100_000 }, { capabilities: ['diacritize'] });
+}, 240_000);
+afterAll(async () => { await svc?.close(); });
+
+describe('diacnet backend', () => {
+  it('answers through the pipeline with the caller\'s letters, NFC, billed in characters', async () => {
+    await until(async () => {
+      const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/models' });
+      return (res.json() as { models: Array<{ name: string; status: string }> }).models.find((m) => m.name === MODEL)?.status === 'available';
+    }, 10_000, `${MODEL} available`);
+    const text = 'Dziekuje bardzo za pomoc, to bylo bardzo mile z twojej strony, 2024 https://example.pl';
+    for (const language of ['pol', 'auto']) {
+      const r = await post(svc, '/v1/diacritize', { text, language, model: MODEL });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body).toMatchObject({ model: MODEL, language: 'pol', usage: { characters: text.length, billable_units: 1 } });
+      expect(stripMarks(r.body.text)).toBe(text);
+      expect(r.body.text).toBe(r.body.text.normalize('NFC'));
+      expect(r.body.text).toMatch(/ 2024 https:\/\/example\.pl$/);
+    }
+    const batch = await post(svc, '/v1/diacritize/batch', { texts: ['Bugun hava cok guzel.', 'Guten Morgen, wie geht es dir heute? Ich hoffe, du hast gut geschlafen.'], language: ['tur', 'auto'], model: MODEL });
+    expect(batch.body.texts[1]).toBeNull();
+    expect(stripMarks(batch.body.texts[0])).toBe('Bugun hava cok guzel.');
+  });
+
+  it('gives a long text cut into windows the probabilities of the whole text read at once', async () => {
+    const m = await openDiacnet(new ModelRepository(repo), MODEL, { executionProvider: 'cpu', intraOpThreads: 1 });
+    const lid = createLidEngine({ repository: repo, executionProvider: 'cpu', intraOpThreads: 1 });
+    const long = Array.from({ length: 30 }, (_, i) => `Zazolc ${i} gesla jazn, prosze bardzo.`).join(' ');
+    const { texts } = await planBatch([{ text: long, model: MODEL, language: 'pol', caseEndings: true, hints: null, aligned: true, minConfidence: 0 }], m.candidates, lid, m.lidModel);
+    expect(texts[0]!.us.length).toBeGreaterThan(1000);
+    const [windowed] = await scoreTexts(m, texts);
+    const [whole] = await scoreTexts(m, texts, 100_000, 0);
+    expect(windowed!.length).toBe(whole!.length);
+    let maxDiff = 0;
+    for (let i = 0; i < whole!.length; i++) maxDiff = Math.max(maxDiff, Math.abs(windowed![i]! - whole![i]!));
+    expect(maxDiff).toBeLessThan(1e-4);
+    await m.session.release();
+  });
+});
