@@ -7,7 +7,8 @@
  * Lines longer than {@link WINDOW} units are cut into windows.
  *
  * Usage: `node --import tsx scripts/diacnet-data.ts --out DIR [--max-lines N]` (npm run train:diacnet runs it)
- * Writes DIR/{chars,targets,cands}.i32 (concatenated sequences), DIR/seqs.i32 (per
+ * Writes DIR/{chars,targets,cands,featrow}.i32 (concatenated sequences; featrow: the
+ * letter's row of DIR/feats.u32, its hashed context features, or -1), DIR/seqs.i32 (per
  * sequence: start, length, language), DIR/candmask.u8 ([candidate sets, classes]),
  * DIR/meta.json (vocabulary, languages, classes, candidates).
  */
@@ -18,9 +19,14 @@ import { parseArgs } from 'node:util';
 import { DIACRITICS_SOURCES, MARKED_LANGUAGES, heldOut, linesOf } from './diacritics-data.ts';
 import { formOf, units } from '../services/capabilities/diacritize/marks.ts';
 import { classOf, type TaggerCandidates } from '../services/capabilities/diacritize/tagger.ts';
+import { prepare, slotFeatures, type TaggerFeatureSpec } from '../services/capabilities/diacritize/tagger-features.ts';
 
 /** Longest sequence, units. */
 export const WINDOW = 256;
+/** The hashed context features of each letter with a choice (diactag's, tagger-features.ts), the word-level input of the network. */
+export const FEATURES: TaggerFeatureSpec = { buckets: 1 << 18, window: 4 };
+/** Feature ids per letter, padded with FEATURES.buckets (the zero row). */
+export const FEATURES_PER_LETTER = 1 + 2 * FEATURES.window + 9 + 4;
 /** A character seen fewer times than this in the training text gets the unknown id. */
 const MIN_CHAR_COUNT = 5;
 
@@ -59,27 +65,41 @@ const vocab = ['\u0000pad', '\u0000unk', ...[...charCount].filter(([, n]) => n >
 const charId = new Map(vocab.map((c, i) => [c, i]));
 
 const chars: number[] = []; const targets: number[] = []; const cands: number[] = []; const seqs: number[] = [];
+/** per unit: the row of its features in `feats`, or -1 */
+const featRow: number[] = [];
+let feats = new Uint32Array(1 << 24); let featCount = 0;
 for (const { lang, text } of lines) {
   const us = units(text);
   const language = languages[lang]!;
+  const prepared = prepare(us);
   for (let s = 0; s < us.length; s += WINDOW) {
     const piece = us.slice(s, s + WINDOW);
     seqs.push(chars.length, piece.length, lang);
-    for (const u of piece) {
+    for (let j = 0; j < piece.length; j++) {
+      const u = piece[j]!;
       chars.push(charId.get(u.context) ?? 1);
       const cid = u.letter ? candId.get(`${language}\t${u.base}`) : undefined;
       const cls = cid === undefined ? undefined : classIndex.get(classOf(formOf(u, language), u.base));
       const ok = cid !== undefined && cls !== undefined && candSets[cid]!.includes(cls);
       targets.push(ok ? cls! : -1);
       cands.push(ok ? cid! : -1);
+      if (ok) {
+        if ((featCount + 1) * FEATURES_PER_LETTER > feats.length) { const f = new Uint32Array(feats.length * 2); f.set(feats); feats = f; }
+        const ids = slotFeatures(prepared, s + j, language, FEATURES);
+        feats.fill(FEATURES.buckets, featCount * FEATURES_PER_LETTER, (featCount + 1) * FEATURES_PER_LETTER);
+        feats.set(ids, featCount * FEATURES_PER_LETTER);
+        featRow.push(featCount++);
+      } else featRow.push(-1);
     }
   }
 }
 mkdirSync(OUT, { recursive: true });
 const write = (name: string, a: ArrayLike<number>, T: Int32ArrayConstructor | Uint8ArrayConstructor) => writeFileSync(join(OUT, name), Buffer.from(T.from(a).buffer));
+write('featrow.i32', featRow, Int32Array);
+writeFileSync(join(OUT, 'feats.u32'), Buffer.from(feats.buffer, 0, featCount * FEATURES_PER_LETTER * 4));
 write('chars.i32', chars, Int32Array); write('targets.i32', targets, Int32Array); write('cands.i32', cands, Int32Array); write('seqs.i32', seqs, Int32Array);
 const mask = new Uint8Array(candSets.length * classes.length);
 candSets.forEach((list, k) => { for (const c of list) mask[k * classes.length + c] = 1; });
 writeFileSync(join(OUT, 'candmask.u8'), mask);
-writeFileSync(join(OUT, 'meta.json'), JSON.stringify({ vocab, languages, classes, candidates, candSets: candSets.length, units: chars.length, sequences: seqs.length / 3 }));
+writeFileSync(join(OUT, 'meta.json'), JSON.stringify({ vocab, languages, classes, candidates, candSets: candSets.length, units: chars.length, sequences: seqs.length / 3, features: FEATURES, featuresPerLetter: FEATURES_PER_LETTER }));
 console.log(`${lines.length} lines, ${seqs.length / 3} sequences, ${chars.length} units, ${targets.filter((t) => t >= 0).length} letters with a choice, ${vocab.length} characters`);

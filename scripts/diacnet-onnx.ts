@@ -7,7 +7,10 @@
  * - h = (Ec[chars] + El[lang]) · valid, as [N, E, T]; per layer i:
  *   a = ReLU(Conv(h, W_i, b_i; kernel 5, dilation d_i, same padding)) · valid,
  *   h = a (first layer) or h + a;
- * - probs float32[N, T, C] = softmax(h^T · Wo + bo + mask).
+ * - feats int32[N, T, L] (a letter's hashed context features, padded with the id
+ *   `buckets`, the zero row), fscale float32[N, T, 1] (1 / its number of features, 0 for
+ *   characters without a choice): w = (Σ_l Ef[feats]) · fscale · P, the word-level input;
+ * - probs float32[N, T, C] = softmax((h^T + w) · Wo + bo + mask).
  * NumPy's weights are [5·C_in, H] with row k·C_in + c; ONNX Conv wants [H, C_in, 5].
  *
  * Usage: `node --import tsx scripts/diacnet-onnx.ts --weights DIR --data DIR --name diacnet-mini-2.0 [--out models/]`
@@ -27,7 +30,12 @@ const FLOAT = 1, INT32 = 6, INT64 = 7;
 const INT = 2, INTS = 7;
 
 /** Weights as train_diacnet.py writes them. */
-export interface DiacnetWeights { names: string[]; shapes: Record<string, number[]>; dilations: number[]; kernel: number; hidden: number; emb: number; data: Record<string, Float32Array>; }
+export interface DiacnetWeights {
+  names: string[]; shapes: Record<string, number[]>; dilations: number[]; kernel: number; hidden: number; emb: number;
+  /** the hashed features' settings and ids per letter */
+  features: { buckets: number; window: number }; features_per_letter: number;
+  data: Record<string, Float32Array>;
+}
 
 /** Reads OUT/weights.json and OUT/weights.bin. */
 export function readWeights(dir: string): DiacnetWeights {
@@ -52,8 +60,13 @@ export function exportDiacnet(w: DiacnetWeights): Uint8Array {
   const K = w.kernel;
   const init: ITensorProto[] = [
     tensor('Ec', w.shapes.Ec!, w.data.Ec!), tensor('El', w.shapes.El!, w.data.El!),
-    tensor('Wo', w.shapes.Wo!, w.data.Wo!), tensor('bo', w.shapes.bo!, w.data.bo!), int64s('axis1', [1]),
+    tensor('Wo', w.shapes.Wo!, w.data.Wo!), tensor('bo', w.shapes.bo!, w.data.bo!), int64s('axis1', [1]), int64s('axis2', [2]),
+    tensor('P', w.shapes.P!, w.data.P!),
   ];
+  const [FB, F] = w.shapes.Ef as [number, number];
+  const Ef = new Float32Array((FB + 1) * F);
+  Ef.set(w.data.Ef!);
+  init.push(tensor('Ef', [FB + 1, F], Ef));
   const node: INodeProto[] = [
     { opType: 'Gather', input: ['Ec', 'chars'], output: ['ec'], attribute: [{ name: 'axis', type: INT, i: 0 }] },
     { opType: 'Gather', input: ['El', 'lang'], output: ['el'], attribute: [{ name: 'axis', type: INT, i: 0 }] },
@@ -81,14 +94,22 @@ export function exportDiacnet(w: DiacnetWeights): Uint8Array {
   });
   node.push(
     { opType: 'Transpose', input: [h], output: ['ht'], attribute: [{ name: 'perm', type: INTS, ints: [0, 2, 1] }] },
-    { opType: 'MatMul', input: ['ht', 'Wo'], output: ['scores'] },
+    { opType: 'Gather', input: ['Ef', 'feats'], output: ['frows'], attribute: [{ name: 'axis', type: INT, i: 0 }] },
+    { opType: 'ReduceSum', input: ['frows', 'axis2'], output: ['fsum'], attribute: [{ name: 'keepdims', type: INT, i: 0 }] },
+    { opType: 'Mul', input: ['fsum', 'fscale'], output: ['fbag'] },
+    { opType: 'MatMul', input: ['fbag', 'P'], output: ['wlevel'] },
+    { opType: 'Add', input: ['ht', 'wlevel'], output: ['hw'] },
+    { opType: 'MatMul', input: ['hw', 'Wo'], output: ['scores'] },
     { opType: 'Add', input: ['scores', 'bo'], output: ['logits'] },
     { opType: 'Add', input: ['logits', 'mask'], output: ['masked'] },
     { opType: 'Softmax', input: ['masked'], output: ['probs'], attribute: [{ name: 'axis', type: INT, i: -1 }] },
   );
   const graph = {
     name: 'diacnet',
-    input: [valueInfo('chars', INT32, ['N', 'T']), valueInfo('lang', INT32, ['N']), valueInfo('valid', FLOAT, ['N', 'one', 'T']), valueInfo('mask', FLOAT, ['N', 'T', 'C'])],
+    input: [
+      valueInfo('chars', INT32, ['N', 'T']), valueInfo('lang', INT32, ['N']), valueInfo('valid', FLOAT, ['N', 'one', 'T']),
+      valueInfo('feats', INT32, ['N', 'T', 'L']), valueInfo('fscale', FLOAT, ['N', 'T', 'one']), valueInfo('mask', FLOAT, ['N', 'T', 'C']),
+    ],
     output: [valueInfo('logits', FLOAT, ['N', 'T', 'C']), valueInfo('probs', FLOAT, ['N', 'T', 'C'])],
     initializer: init, node,
   };
@@ -100,6 +121,8 @@ export const DIACNET_INPUTS = {
   chars: { data_type: 'int32', dims: ['N', 'T'], doc: 'character ids of the text without marks, lower case (vocab.json; 0 = padding, 1 = unknown)' },
   lang: { data_type: 'int32', dims: ['N'], doc: 'index of the language in vocab.json languages' },
   valid: { data_type: 'float32', dims: ['N', 1, 'T'], doc: '1 for a character, 0 for padding' },
+  feats: { data_type: 'int32', dims: ['N', 'T', 'L'], doc: "a letter's hashed context features (services/capabilities/diacritize/tagger-features.ts), padded with features.buckets" },
+  fscale: { data_type: 'float32', dims: ['N', 'T', 1], doc: '1 / the number of features of a letter with a choice, 0 elsewhere' },
   mask: { data_type: 'float32', dims: ['N', 'T', 'C'], doc: "0 for the letter's candidate classes, a large negative number for the others" },
 } as const;
 export const DIACNET_OUTPUTS = {
@@ -122,7 +145,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(join(dir, 'config.json'), `${JSON.stringify({
     name: args.name, capability: 'diacritize', backend: 'diacnet', max_batch_size: 64,
     dynamic_batching: { max_queue_delay_ms: 2, max_queue_size: 2048 }, instance_count: 1, version_policy: { latest: {} }, model_file: 'model.onnx',
-    inputs: DIACNET_INPUTS, outputs: DIACNET_OUTPUTS, language_id_model: 'lid-lite-608', training,
+    inputs: DIACNET_INPUTS, outputs: DIACNET_OUTPUTS, language_id_model: 'lid-lite-608', features: w.features, features_per_letter: w.features_per_letter, training,
   }, null, 2)}\n`);
   console.log(`wrote ${dir}`);
 }

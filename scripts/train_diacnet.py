@@ -2,8 +2,11 @@
 
 Model: character and language embeddings, then residual 1-D convolutions (kernel 5,
 dilations 1, 2, 4, 8, ...: a dilated CNN as in WaveNet, van den Oord et al. 2016, and
-Strubell et al. 2017 for sequence labelling) with ReLU, then per character a softmax
-over the marks its letter may take in its language (the class space of diactag-2.0).
+Strubell et al. 2017 for sequence labelling) with ReLU; for each letter with a choice,
+its word-level input is added: the mean of the embeddings of its hashed context features
+(diactag's: its word, the neighbouring words, n-grams), projected to the hidden size;
+then a softmax over the marks the letter may take in its language (the class space of
+diactag-2.0). The feature embeddings are updated by SGD (sparse), the rest by Adam.
 Padding and the ends of the text are zeros in every layer, so a text alone and a text
 in a padded batch get the same answer. Adam (Kingma & Ba 2015), seeded; NumPy only
 (Debian python3-numpy). The data comes from scripts/diacnet-data.ts; the weights go to
@@ -24,6 +27,8 @@ p.add_argument('--batch', type=int, default=32)
 p.add_argument('--lr', type=float, default=2e-3)
 p.add_argument('--minutes', type=float, default=10)
 p.add_argument('--seed', type=int, default=13)
+p.add_argument('--feature-dim', type=int, default=32)
+p.add_argument('--feature-lr', type=float, default=0.2)
 a = p.parse_args()
 
 rng = np.random.default_rng(a.seed)
@@ -34,6 +39,9 @@ targets = np.fromfile(os.path.join(a.data, 'targets.i32'), dtype=np.int32)
 cands = np.fromfile(os.path.join(a.data, 'cands.i32'), dtype=np.int32)
 seqs = np.fromfile(os.path.join(a.data, 'seqs.i32'), dtype=np.int32).reshape(-1, 3)
 candmask = np.fromfile(os.path.join(a.data, 'candmask.u8'), dtype=np.uint8).reshape(-1, C).astype(bool)
+FPL = meta['featuresPerLetter']; FB = meta['features']['buckets']; F = a.feature_dim
+featrow = np.fromfile(os.path.join(a.data, 'featrow.i32'), dtype=np.int32)
+feats = np.fromfile(os.path.join(a.data, 'feats.u32'), dtype=np.uint32).reshape(-1, FPL).astype(np.int64)
 dil = [int(x) for x in a.dilations.split(',')]
 E, H, K = a.emb, a.hidden, 5
 
@@ -51,7 +59,10 @@ for i, d in enumerate(dil):
     cin = E if i == 0 else H
     params[f'W{i}'] = (rng.standard_normal((K * cin, H)) * math.sqrt(2 / (K * cin))).astype(f32)
     params[f'b{i}'] = np.zeros(H, f32)
+params['P'] = (rng.standard_normal((F, H)) * math.sqrt(1 / F)).astype(f32)
 params['Wo'] = (rng.standard_normal((H, C)) * math.sqrt(1 / H)).astype(f32)
+# the feature embeddings: row FB is the padding row and stays zero
+Ef = ((rng.random((FB + 1, F)) * 2 - 1) / F).astype(f32); Ef[FB] = 0
 params['bo'] = np.zeros(C, f32)
 m = {k: np.zeros_like(v) for k, v in params.items()}
 v2 = {k: np.zeros_like(v) for k, v in params.items()}
@@ -77,14 +88,14 @@ def col2im(g, shape, d):
 def batch():
     idx = rng.choice(len(seqs), size=a.batch, p=prob)
     t = int(seqs[idx, 1].max())
-    x = np.zeros((a.batch, t), np.int32); y = np.full((a.batch, t), -1, np.int32); c = np.full((a.batch, t), -1, np.int32)
+    x = np.zeros((a.batch, t), np.int32); y = np.full((a.batch, t), -1, np.int32); c = np.full((a.batch, t), -1, np.int32); fr = np.full((a.batch, t), -1, np.int64)
     for r, s in enumerate(idx):
         start, n, _ = seqs[s]
-        x[r, :n] = chars[start:start + n]; y[r, :n] = targets[start:start + n]; c[r, :n] = cands[start:start + n]
-    return x, lang_of[idx], y, c
+        x[r, :n] = chars[start:start + n]; y[r, :n] = targets[start:start + n]; c[r, :n] = cands[start:start + n]; fr[r, :n] = featrow[start:start + n]
+    return x, lang_of[idx], y, c, fr
 
 
-def step(x, lang, y, c, lr, it):
+def step(x, lang, y, c, fr, lr, flr, it):
     P = params
     valid = (x > 0).astype(f32)[:, :, None]
     b, t = x.shape
@@ -98,7 +109,11 @@ def step(x, lang, y, c, lr, it):
         hs.append(h)
     flat = h.reshape(b * t, H)
     sel = np.nonzero(y.reshape(-1) >= 0)[0]
-    z = flat[sel] @ P['Wo'] + P['bo']
+    ids = feats[fr.reshape(-1)[sel]]                      # [S, FPL]
+    cnt = (ids < FB).sum(1, keepdims=True).astype(f32)
+    bag = Ef[ids].sum(1) / cnt                             # [S, F]
+    hsel = flat[sel] + bag @ P['P']
+    z = hsel @ P['Wo'] + P['bo']
     z = np.where(candmask[c.reshape(-1)[sel]], z, -1e9)
     z -= z.max(1, keepdims=True)
     e = np.exp(z); pr = e / e.sum(1, keepdims=True)
@@ -106,8 +121,15 @@ def step(x, lang, y, c, lr, it):
     loss = -np.log(pr[np.arange(len(sel)), ys] + 1e-12).mean()
     acc = (pr.argmax(1) == ys).mean()
     gz = pr; gz[np.arange(len(sel)), ys] -= 1; gz /= len(sel)
-    G = {'Wo': flat[sel].T @ gz, 'bo': gz.sum(0)}
-    gflat = np.zeros((b * t, H), f32); gflat[sel] = gz @ P['Wo'].T
+    G = {'Wo': hsel.T @ gz, 'bo': gz.sum(0)}
+    ghsel = gz @ P['Wo'].T
+    G['P'] = bag.T @ ghsel
+    gbag = (ghsel @ P['P'].T) / cnt                        # [S, F]
+    # per-letter SGD as diactag's (the loss is a mean over the batch's letters, so its
+    # gradient is scaled back up by their number)
+    np.add.at(Ef, ids.reshape(-1), np.repeat(-flr * len(sel) * gbag, FPL, axis=0))
+    Ef[FB] = 0
+    gflat = np.zeros((b * t, H), f32); gflat[sel] = ghsel
     gh = gflat.reshape(b, t, H)
     for i in reversed(range(len(dil))):
         ga = gh * (acts[i] > 0)
@@ -132,18 +154,19 @@ while time.time() - t0 < budget:
     it += 1
     frac = (time.time() - t0) / budget
     lr = a.lr * min(1.0, it / 200) * (1 - 0.9 * frac)
-    x, lang, y, c = batch()
-    loss, acc = step(x, lang, y, c, lr, it)
+    x, lang, y, c, fr = batch()
+    loss, acc = step(x, lang, y, c, fr, lr, a.feature_lr * (1 - frac), it)
     seen += int((x > 0).sum())
     run_loss = 0.98 * run_loss + 0.02 * loss; run_acc = 0.98 * run_acc + 0.02 * acc
     if it % 200 == 0:
         print(f'[{time.time() - t0:.0f} s] step {it}, {seen / 1e6:.1f} M characters, loss {run_loss:.4f}, letter accuracy {run_acc:.4f}', flush=True)
 
 os.makedirs(a.out, exist_ok=True)
-names = ['Ec', 'El'] + [n for i in range(len(dil)) for n in (f'W{i}', f'b{i}')] + ['Wo', 'bo']
+params['Ef'] = Ef[:FB]
+names = ['Ec', 'El'] + [n for i in range(len(dil)) for n in (f'W{i}', f'b{i}')] + ['Ef', 'P', 'Wo', 'bo']
 with open(os.path.join(a.out, 'weights.bin'), 'wb') as f:
     for n in names:
         f.write(params[n].astype('<f4').tobytes())
-json.dump({'names': names, 'shapes': {n: list(params[n].shape) for n in names}, 'dilations': dil, 'kernel': K, 'hidden': H, 'emb': E,
+json.dump({'names': names, 'shapes': {n: list(params[n].shape) for n in names}, 'dilations': dil, 'kernel': K, 'hidden': H, 'emb': E, 'features': meta['features'], 'features_per_letter': FPL,
            'steps': it, 'characters': seen, 'seed': a.seed, 'minutes': a.minutes, 'lr': a.lr, 'batch': a.batch}, open(os.path.join(a.out, 'weights.json'), 'w'))
 print(f'wrote {a.out}: {it} steps, {seen / 1e6:.1f} M characters')

@@ -1,6 +1,7 @@
 /**
  * Backend `diacnet` (issue 13): the diacnet models, a character CNN over the whole text
- * without marks (scripts/train_diacnet.py; graph scripts/diacnet-onnx.ts) on
+ * without marks with, for each letter with a choice, a word-level input from its hashed
+ * context features (scripts/train_diacnet.py; graph scripts/diacnet-onnx.ts) on
  * onnxruntime, in an inference thread. A text is cut into windows of {@link WINDOW}
  * characters read with {@link MARGIN} characters of context on each side (more than the
  * network's receptive field, so a window's answer equals the whole text's), and the
@@ -20,6 +21,7 @@ import { EngineError, type Engine, type EngineContext } from '../../../workers/e
 import { createEngine as createLidEngine } from '../../language-id/backends/lid-embedding-bag.ts';
 import { EXCLUDED } from '../../language-id/decode.ts';
 import type { TaggerCandidates } from '../tagger.ts';
+import { prepare, slotFeatures, type TaggerFeatureSpec } from '../tagger-features.ts';
 import { planBatch, resultOf, type PlannedText } from './common.ts';
 
 /** Characters a window answers for. */
@@ -38,6 +40,9 @@ export interface DiacnetModel {
   charIds: Map<string, number>;
   /** index of each language */
   languages: Map<string, number>;
+  /** the letters' hashed context features (the network's word-level input) and ids per letter */
+  features: TaggerFeatureSpec;
+  featuresPerLetter: number;
   lidModel: string;
 }
 
@@ -56,6 +61,8 @@ export async function openDiacnet(repo: ModelRepository, name: string, ctx: Pick
     candidates: JSON.parse(readFileSync(join(cfg.dir, 'candidates.json'), 'utf8')) as TaggerCandidates,
     charIds: new Map(v.vocab.map((c, i) => [c, i])),
     languages: new Map(v.languages.map((l, i) => [l, i])),
+    features: cfg.features as TaggerFeatureSpec,
+    featuresPerLetter: Number(cfg.features_per_letter),
     lidModel: String(cfg.language_id_model ?? 'lid-lite-608'),
   };
 }
@@ -72,6 +79,13 @@ export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[],
   const C = m.classes.length;
   const out = texts.map((t) => new Float32Array(t.slots.length * C));
   const slotRow = texts.map((t) => new Map(t.slots.map((s, k) => [s.unit, k])));
+  const L = m.featuresPerLetter;
+  // each letter's features, from the whole text (a window reads the same ones)
+  const slotFeats = texts.map((t) => {
+    if (t.slots.length === 0) return [];
+    const p = prepare(t.us);
+    return t.slots.map((s) => slotFeatures(p, s.unit, t.language, m.features));
+  });
   const windows: Window[] = [];
   texts.forEach((t, ti) => {
     if (t.slots.length === 0) return;
@@ -87,6 +101,8 @@ export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[],
     const chars = new Int32Array(N * T);
     const lang = new Int32Array(N);
     const valid = new Float32Array(N * T);
+    const feats = new Int32Array(N * T * L).fill(m.features.buckets);
+    const fscale = new Float32Array(N * T);
     const mask = new Float32Array(N * T * C).fill(EXCLUDED);
     ws.forEach((w, n) => {
       const t = texts[w.text]!;
@@ -96,12 +112,17 @@ export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[],
         chars[j] = m.charIds.get(t.us[u]!.context) ?? 1;
         valid[j] = 1;
         const k = slotRow[w.text]!.get(u);
-        if (k !== undefined) for (const c of t.slots[k]!.candidates) mask[j * C + c] = 0;
+        if (k === undefined) continue;
+        for (const c of t.slots[k]!.candidates) mask[j * C + c] = 0;
+        const f = slotFeats[w.text]![k]!;
+        feats.set(f, j * L);
+        fscale[j] = 1 / f.length;
       }
     });
     const res = await m.session.run({
       chars: new ort.Tensor('int32', chars, [N, T]), lang: new ort.Tensor('int32', lang, [N]),
-      valid: new ort.Tensor('float32', valid, [N, 1, T]), mask: new ort.Tensor('float32', mask, [N, T, C]),
+      valid: new ort.Tensor('float32', valid, [N, 1, T]), feats: new ort.Tensor('int32', feats, [N, T, L]), fscale: new ort.Tensor('float32', fscale, [N, T, 1]),
+      mask: new ort.Tensor('float32', mask, [N, T, C]),
     });
     const probs = res.probs!.data as Float32Array;
     ws.forEach((w, n) => {
