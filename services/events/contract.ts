@@ -47,6 +47,8 @@ export interface DiacritizeOutput {
   text: string;
   language: string;
   characters: number;
+  /** e.g. a hint that was not used */
+  warnings?: string[];
 }
 
 /** Avro record lmstream.diacritize.DiacritizeRequest. */

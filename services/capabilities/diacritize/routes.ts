@@ -67,7 +67,7 @@ export const diacritizeRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
     const [r] = await deps.dispatcher.dispatch<DiacritizeOutput>('diacritize', b.model, [event(b.text, b.language, b.hints, b)], contextOf(req));
     const out = outputOf(r!);
     const chars = codePointLength(b.text);
-    return { text: out.text, model: b.model, language: out.language, usage: { characters: chars, billable_units: Math.ceil(chars / 1000) } };
+    return { text: out.text, model: b.model, language: out.language, usage: { characters: chars, billable_units: Math.ceil(chars / 1000) }, ...(out.warnings?.length ? { warnings: out.warnings } : {}) };
   });
 
   app.post('/v1/diacritize/batch', {
@@ -95,6 +95,7 @@ export const diacritizeRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
     return {
       texts, languages: rs.map((r) => r.output?.language ?? null), model: b.model,
       usage: { characters: chars, billable_units: Math.ceil(chars / 1000) }, ...(errors.length > 0 ? { errors } : {}),
+      ...(rs.some((r) => r.output?.warnings?.length) ? { warnings: rs.map((r) => r.output?.warnings ?? []) } : {}),
     };
   });
 };

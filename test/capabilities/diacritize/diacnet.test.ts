@@ -53,6 +53,13 @@ describe('diacnet backend', () => {
     expect(stripMarks(batch.body.texts[0])).toBe('Bugun hava cok guzel.');
   });
 
+  it('uses a hint given as the marked word and warns about a hint given as a meaning', async () => {
+    const r = await post(svc, '/v1/diacritize', { text: 'Dziekuje bardzo, zamek stoi', language: 'pol', model: MODEL, hints: { dziekuje: 'dziękuję', zamek: 'castle' } });
+    expect(r.status).toBe(200);
+    expect(r.body.text).toMatch(/^Dziękuję /);
+    expect(r.body.warnings).toEqual([expect.stringMatching(/hint for "zamek" not used/)]);
+  });
+
   it('gives a long text cut into windows the probabilities of the whole text read at once', async () => {
     const m = await openDiacnet(new ModelRepository(repo), MODEL, { executionProvider: 'cpu', intraOpThreads: 1 });
     const lid = createLidEngine({ repository: repo, executionProvider: 'cpu', intraOpThreads: 1 });

@@ -85,3 +85,14 @@ describe('features', () => {
     expect([...at(c)]).not.toEqual([...at(d)]);
   });
 });
+
+describe('hints', () => {
+  it('use a hint given as the marked word, in the case written, and warn about a meaning', async () => {
+    const { applyHints } = await import('../../../services/capabilities/diacritize/backends/common.ts');
+    expect(applyHints('Oko rẹ dé. oko wà', { oko: 'ọkọ̀' }, 'yor')).toEqual({ text: 'Ọkọ̀ rẹ dé. ọkọ̀ wà'.normalize('NFC'), warnings: [] });
+    const r = applyHints('oko wà', { oko: 'farm' }, 'yor');
+    expect(r.text).toBe('oko wà');
+    expect(r.warnings).toEqual([expect.stringMatching(/hint for "oko" not used: it is a meaning, and there is no gloss lexicon for yor/)]);
+    expect(applyHints('oko', null, 'yor')).toEqual({ text: 'oko', warnings: [] });
+  });
+});

@@ -13,7 +13,7 @@ import { failed } from '../../../events/results.ts';
 import type { Engine } from '../../../workers/engines/types.ts';
 import type { LanguageIdInput } from '../../language-id/backends/lid-embedding-bag.ts';
 import type { LidAnswer } from '../../language-id/decode.ts';
-import { units, type Unit } from '../marks.ts';
+import { inCase, stripMarks, units, type Unit } from '../marks.ts';
 import { restore, slotsOf, type Slot, type TaggerCandidates } from '../tagger.ts';
 
 /** The 11 languages (ISO 639-3), by the language-ID languages that select each. */
@@ -78,9 +78,41 @@ export async function planBatch(inputs: readonly DiacritizeRequest[], candidates
   return { texts, failures };
 }
 
-/** A text's result from its letters' class probabilities (row k of `probs` for slot k). */
-export function resultOf(t: PlannedText, probs: ArrayLike<number>, classes: readonly string[]): ItemResult<DiacritizeOutput> {
+/**
+ * Applies `hints` (word → meaning) to a restored text. A hint whose meaning is the word
+ * itself with marks (`{"oko": "ọkọ̀"}`) sets every occurrence of the word to that form,
+ * in the case the word is written. A hint given as a meaning would need a gloss lexicon
+ * under an open licence; the project has none for any of the 11 languages, so such a hint
+ * leaves the model's choice and adds a warning.
+ * @returns the text and the warnings
+ */
+export function applyHints(text: string, hints: Readonly<Record<string, string>> | null, language: string): { text: string; warnings: string[] } {
+  const warnings: string[] = [];
+  if (!hints) return { text, warnings };
+  const forms = new Map<string, string>();
+  for (const [word, meaning] of Object.entries(hints)) {
+    const key = stripMarks(word).toLowerCase();
+    if (stripMarks(meaning).toLowerCase() === key && meaning.trim() !== '') forms.set(key, meaning.normalize('NFC').toLowerCase());
+    else warnings.push(`hint for "${word}" not used: it is a meaning, and there is no gloss lexicon for ${language}; give the word with its marks instead`);
+  }
+  if (forms.size === 0) return { text, warnings };
+  const out = text.replace(/[\p{L}\p{M}\u02bc]+/gu, (w) => {
+    const form = forms.get(stripMarks(w).toLowerCase());
+    if (!form) return w;
+    const us = units(w);
+    const fu = units(form);
+    return us.length === fu.length ? fu.map((f, k) => inCase(f.text, us[k]!.upper, language)).join('') : w;
+  });
+  return { text: out.normalize('NFC'), warnings };
+}
+
+/**
+ * A text's result from its letters' class probabilities (row k of `probs` for slot k).
+ * @param useHints apply the request's `hints` (the diacnet models; spec)
+ */
+export function resultOf(t: PlannedText, probs: ArrayLike<number>, classes: readonly string[], useHints = false): ItemResult<DiacritizeOutput> {
   const x = t.input;
-  const text = restore(t.us, t.slots, probs, classes, { language: t.language, minConfidence: x.minConfidence, caseEndings: x.caseEndings && x.language !== 'ara-nocase' });
-  return { output: { text, language: x.language === 'ara-nocase' ? 'ara-nocase' : t.language, characters: Array.from(x.text).length }, failure: null };
+  const restored = restore(t.us, t.slots, probs, classes, { language: t.language, minConfidence: x.minConfidence, caseEndings: x.caseEndings && x.language !== 'ara-nocase' });
+  const { text, warnings } = useHints ? applyHints(restored, x.hints ?? null, t.language) : { text: restored, warnings: [] };
+  return { output: { text, language: x.language === 'ara-nocase' ? 'ara-nocase' : t.language, characters: Array.from(x.text).length, warnings }, failure: null };
 }

@@ -8,8 +8,9 @@
  * windows of a micro-batch run {@link WINDOWS_PER_RUN} at a time, so memory stays bounded
  * whatever the texts' lengths (64 × 20,000 characters is 1.28 M characters × 90 classes).
  * `language: auto`, the plan of a micro-batch and the restoration rule are shared with
- * diactag (backends/common.ts, tagger.ts). `hints` are not used yet; `aligned` makes no
- * difference: the model only chooses marks for the caller's letters.
+ * diactag (backends/common.ts, tagger.ts), and so is `hints` (applyHints: a hint given as
+ * the marked word is used, a meaning only warns). `aligned` makes no difference: the
+ * model only chooses marks for the caller's letters, so its raw output is aligned.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -152,7 +153,7 @@ export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, Diac
       const probs = await scoreTexts(m, texts);
       const results: Array<ItemResult<DiacritizeOutput>> = new Array(inputs.length);
       for (const [i, f] of failures) results[i] = f;
-      texts.forEach((t, k) => { results[t.i] = resultOf(t, probs[k]!, m.classes); });
+      texts.forEach((t, k) => { results[t.i] = resultOf(t, probs[k]!, m.classes, true); });
       return results;
     },
   };
