@@ -6,7 +6,7 @@
  * candidates of diactag-2.0, so that the models share one class space) and the language.
  * Lines longer than {@link WINDOW} units are cut into windows.
  *
- * Usage: `node --import tsx scripts/diacnet-data.ts --out DIR [--max-lines N]` (npm run train:diacnet runs it)
+ * Usage: `node --import tsx scripts/diacnet-data.ts --out DIR [--max-lines N] [--corpora DIR]` (npm run train:diacnet runs it)
  * Writes DIR/{chars,targets,cands,featrow}.i32 (concatenated sequences; featrow: the
  * letter's row of DIR/feats.u32, its hashed context features, or -1), DIR/seqs.i32 (per
  * sequence: start, length, language), DIR/candmask.u8 ([candidate sets, classes]),
@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DIACRITICS_SOURCES, MARKED_LANGUAGES, heldOut, linesOf } from './diacritics-data.ts';
+import { CORPORA, DIACRITICS_SOURCES, MARKED_LANGUAGES, heldOut, linesOf } from './diacritics-data.ts';
 import { formOf, units } from '../services/capabilities/diacritize/marks.ts';
 import { classOf, type TaggerCandidates } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures, type TaggerFeatureSpec } from '../services/capabilities/diacritize/tagger-features.ts';
@@ -30,7 +30,7 @@ export const FEATURES_PER_LETTER = 1 + 2 * FEATURES.window + 9 + 4;
 /** A character seen fewer times than this in the training text gets the unknown id. */
 const MIN_CHAR_COUNT = 5;
 
-const { values: args } = parseArgs({ options: { out: { type: 'string' }, classes: { type: 'string' }, 'max-lines': { type: 'string' } } });
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, classes: { type: 'string' }, 'max-lines': { type: 'string' }, corpora: { type: 'string' } } });
 /** Most training lines per language (tests build tiny models with few). */
 const MAX_LINES = Number(args['max-lines'] ?? Infinity);
 const OUT = args.out ?? '/tmp/diacnet-data';
@@ -49,7 +49,7 @@ const lines: Array<{ lang: number; text: string }> = [];
 const charCount = new Map<string, number>();
 for (const [li, lang] of languages.entries()) {
   let taken = 0;
-  for (const l of linesOf(lang)) {
+  for (const l of linesOf(lang, args.corpora ?? CORPORA)) {
     if (taken >= MAX_LINES) break;
     if (heldOut(l.text)) continue;
     const us = units(l.text);

@@ -6,9 +6,10 @@
  * model's accuracy is not asserted (bench:diacritics measures trained models).
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { DIACRITICS_SOURCES } from '../../../scripts/diacritics-data.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDiacnet, scoreTexts } from '../../../services/capabilities/diacritize/backends/diacnet.ts';
 import { planBatch } from '../../../services/capabilities/diacritize/backends/common.ts';
@@ -19,13 +20,28 @@ import { ModelRepository } from '../../../services/models/repository.ts';
 import { post, startService, until } from '../../helpers/service.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
+/** A marked sentence per language (the tiny model's training text). */
+const CORPUS: Record<string, string> = {
+  yor: 'Mo fẹ́ràn ọmọ mi púpọ̀', ibo: 'Nne m nọ n’ụlọ ahịa', hau: 'Ƙasar Najeriya tana da girma sosai', vie: 'Chúng tôi đi ăn cơm ở nhà hàng',
+  pol: 'Dziękuję bardzo za pomoc, zażółć gęślą jaźń', tur: 'Bugün hava çok güzel', por: 'Não sei onde está a estação', spa: 'Mañana iré a la montaña',
+  fra: 'Nous sommes allés à la plage en été', ita: 'La città è molto bella', ara: 'ذَهَبَ الوَلَدُ إِلَى المَدْرَسَةِ',
+};
 const MODEL = 'diacnet-mini-2.0';
 let repo: string;
 let svc: Embedded;
 
 beforeAll(async () => {
   repo = mkdtempSync(join(tmpdir(), 'diacnet-repo-'));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'train-diacnet.ts'), '--name', MODEL, '--minutes', '0.05', '--max-lines', '60', '--out', repo], { encoding: 'utf8', timeout: 180_000 });
+  // a small corpora folder of the shared layout, with sentences written for this test
+  const corpora = mkdtempSync(join(tmpdir(), 'diacnet-corpora-'));
+  for (const [lang, sources] of Object.entries(DIACRITICS_SOURCES)) {
+    sources.forEach((src, k) => {
+      const file = src.endsWith('.txt') ? join(corpora, src) : join(corpora, src, 'test.txt');
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, k === 0 ? Array.from({ length: 40 }, (_, i) => `${CORPUS[lang]} ${i}`).join('\n') : '');
+    });
+  }
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'train-diacnet.ts'), '--name', MODEL, '--minutes', '0.05', '--corpora', corpora, '--out', repo], { encoding: 'utf8', timeout: 180_000 });
   if (r.status !== 0) throw new Error(`train:diacnet failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   // language=auto asks the language-ID model of the same repository
   cpSync(join(ROOT, 'models', 'lid-lite-608'), join(repo, 'lid-lite-608'), { recursive: true });
