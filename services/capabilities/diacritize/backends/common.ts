@@ -10,7 +10,10 @@
  */
 import type { DiacritizeOutput, DiacritizeRequest, ItemResult } from '../../../events/contract.ts';
 import { failed } from '../../../events/results.ts';
-import type { Engine } from '../../../workers/engines/types.ts';
+import { ModelRepository } from '../../../models/repository.ts';
+import { LoadedModels, type LoadedModel } from '../../../workers/engines/sessions.ts';
+import type { Engine, EngineContext } from '../../../workers/engines/types.ts';
+import { createEngine as createLidEngine } from '../../language-id/backends/lid-embedding-bag.ts';
 import type { LanguageIdInput } from '../../language-id/backends/lid-embedding-bag.ts';
 import type { LidAnswer } from '../../language-id/decode.ts';
 import { inCase, stripMarks, units, type Unit } from '../marks.ts';
@@ -115,4 +118,38 @@ export function resultOf(t: PlannedText, probs: ArrayLike<number>, classes: read
   const restored = restore(t.us, t.slots, probs, classes, { language: t.language, minConfidence: x.minConfidence, caseEndings: x.caseEndings && x.language !== 'ara-nocase' });
   const { text, warnings } = useHints ? applyHints(restored, x.hints ?? null, t.language) : { text: restored, warnings: [] };
   return { output: { text, language: x.language === 'ara-nocase' ? 'ara-nocase' : t.language, characters: Array.from(x.text).length, warnings }, failure: null };
+}
+
+/** What a diacritization backend's loaded model gives the shared engine. */
+export interface DiacritizeModel extends LoadedModel { classes: string[]; candidates: TaggerCandidates; lidModel: string; }
+
+/**
+ * A diacritization engine: loads models with `open`, plans each micro-batch (auto
+ * language, units, letters with a choice), scores its letters with `score` and restores
+ * each text.
+ * @param score per planned text, float32[slots × classes] in the order of its slots
+ * @param useHints whether the model family takes `hints` (diacnet; spec)
+ */
+export function diacritizeEngine<M extends DiacritizeModel>(
+  ctx: EngineContext,
+  open: (repo: ModelRepository, name: string) => Promise<M>,
+  score: (m: M, texts: readonly PlannedText[]) => Promise<Float32Array[]>,
+  useHints: boolean,
+): Engine<DiacritizeRequest, DiacritizeOutput> {
+  const repo = new ModelRepository(ctx.repository);
+  const models = new LoadedModels((name) => open(repo, name));
+  const lid = createLidEngine(ctx);
+  return {
+    async load(name) { await models.get(name); },
+    unload: (name) => models.unload(name),
+    async run(name, inputs) {
+      const m = await models.get(name);
+      const { texts, failures } = await planBatch(inputs, m.candidates, lid, m.lidModel);
+      const probs = await score(m, texts);
+      const results: Array<ItemResult<DiacritizeOutput>> = new Array(inputs.length);
+      for (const [i, f] of failures) results[i] = f;
+      texts.forEach((t, k) => { results[t.i] = resultOf(t, probs[k]!, m.classes, useHints); });
+      return results;
+    },
+  };
 }

@@ -15,15 +15,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import type { DiacritizeOutput, DiacritizeRequest, ItemResult } from '../../../events/contract.ts';
+import type { DiacritizeOutput, DiacritizeRequest } from '../../../events/contract.ts';
 import { ModelRepository } from '../../../models/repository.ts';
-import { LoadedModels } from '../../../workers/engines/sessions.ts';
 import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
-import { createEngine as createLidEngine } from '../../language-id/backends/lid-embedding-bag.ts';
 import { EXCLUDED } from '../../language-id/decode.ts';
 import type { TaggerCandidates } from '../tagger.ts';
 import { prepare, slotFeatures, type TaggerFeatureSpec } from '../tagger-features.ts';
-import { planBatch, resultOf, type PlannedText } from './common.ts';
+import { diacritizeEngine, type PlannedText } from './common.ts';
 
 /** Characters a window answers for. */
 export const WINDOW = 256;
@@ -141,20 +139,5 @@ export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[],
 
 /** Creates the engine. */
 export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, DiacritizeOutput> {
-  const repo = new ModelRepository(ctx.repository);
-  const models = new LoadedModels((name) => openDiacnet(repo, name, ctx));
-  const lid = createLidEngine(ctx);
-  return {
-    async load(name) { await models.get(name); },
-    unload: (name) => models.unload(name),
-    async run(name, inputs) {
-      const m = await models.get(name);
-      const { texts, failures } = await planBatch(inputs, m.candidates, lid, m.lidModel);
-      const probs = await scoreTexts(m, texts);
-      const results: Array<ItemResult<DiacritizeOutput>> = new Array(inputs.length);
-      for (const [i, f] of failures) results[i] = f;
-      texts.forEach((t, k) => { results[t.i] = resultOf(t, probs[k]!, m.classes, true); });
-      return results;
-    },
-  };
+  return diacritizeEngine(ctx, (repo, name) => openDiacnet(repo, name, ctx), (m, texts) => scoreTexts(m, texts), true);
 }

@@ -13,15 +13,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import type { DiacritizeOutput, DiacritizeRequest, ItemResult } from '../../../events/contract.ts';
+import type { DiacritizeOutput, DiacritizeRequest } from '../../../events/contract.ts';
 import { ModelRepository } from '../../../models/repository.ts';
-import { LoadedModels } from '../../../workers/engines/sessions.ts';
 import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
-import { createEngine as createLidEngine } from '../../language-id/backends/lid-embedding-bag.ts';
 import { EXCLUDED } from '../../language-id/decode.ts';
 import type { Slot, TaggerCandidates } from '../tagger.ts';
 import { prepare, slotFeatures, type TaggerFeatureSpec } from '../tagger-features.ts';
-import { planBatch, resultOf } from './common.ts';
+import { diacritizeEngine } from './common.ts';
 
 
 /** A loaded diactag model. */
@@ -82,31 +80,16 @@ export async function scoreSlots(m: Loaded, rows: readonly Row[]): Promise<Float
 
 /** Creates the engine. */
 export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, DiacritizeOutput> {
-  const repo = new ModelRepository(ctx.repository);
-  const models = new LoadedModels((name) => openTagger(repo, name, ctx));
-  const lid = createLidEngine(ctx);
-  return {
-    async load(name) { await models.get(name); },
-    unload: (name) => models.unload(name),
-    async run(name, inputs) {
-      const m = await models.get(name);
-      const { texts, failures } = await planBatch(inputs, m.candidates, lid, m.lidModel);
-      const rows: Row[] = [];
-      for (const t of texts) {
-        if (t.slots.length === 0) continue;
-        const p = prepare(t.us);
-        for (const slot of t.slots) rows.push({ item: t.i, slot, ids: slotFeatures(p, slot.unit, t.language, m.features) });
-      }
-      const C = m.classes.length;
-      const probs = await scoreSlots(m, rows);
-      const results: Array<ItemResult<DiacritizeOutput>> = new Array(inputs.length);
-      for (const [i, f] of failures) results[i] = f;
-      let row = 0;
-      for (const t of texts) {
-        results[t.i] = resultOf(t, probs.subarray(row * C, (row + t.slots.length) * C), m.classes);
-        row += t.slots.length;
-      }
-      return results;
-    },
-  };
+  return diacritizeEngine(ctx, (repo, name) => openTagger(repo, name, ctx), async (m, texts) => {
+    const rows: Row[] = [];
+    for (const t of texts) {
+      if (t.slots.length === 0) continue;
+      const p = prepare(t.us);
+      for (const slot of t.slots) rows.push({ item: t.i, slot, ids: slotFeatures(p, slot.unit, t.language, m.features) });
+    }
+    const C = m.classes.length;
+    const probs = await scoreSlots(m, rows);
+    let row = 0;
+    return texts.map((t) => { const p = probs.subarray(row * C, (row + t.slots.length) * C); row += t.slots.length; return p; });
+  }, false);
 }
