@@ -19,15 +19,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import onnxProto from 'onnx-proto';
-const { onnx } = onnxProto;
-type onnxT = typeof onnxProto.onnx;
-type ITensorProto = Parameters<onnxT['TensorProto']['create']>[0] & object;
-type IValueInfoProto = Parameters<onnxT['ValueInfoProto']['create']>[0] & object;
-type INodeProto = Parameters<onnxT['NodeProto']['create']>[0] & object;
-
-const FLOAT = 1, INT32 = 6, INT64 = 7;
-const INT = 2, INTS = 7;
+import { FLOAT, INT, INT32, INTS, int64s, onnx, tensor, valueInfo, type INodeProto, type ITensorProto } from './onnx-graph.ts';
 
 /** Weights as train_diacnet.py writes them. */
 export interface DiacnetWeights {
@@ -50,10 +42,6 @@ export function readWeights(dir: string): DiacnetWeights {
   }
   return { ...meta, data };
 }
-
-const tensor = (name: string, dims: number[], data: Float32Array): ITensorProto => ({ name, dims, dataType: FLOAT, rawData: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
-const int64s = (name: string, values: number[]): ITensorProto => ({ name, dims: [values.length], dataType: INT64, rawData: new Uint8Array(new BigInt64Array(values.map(BigInt)).buffer) });
-const valueInfo = (name: string, elemType: number, dims: string[]): IValueInfoProto => ({ name, type: { tensorType: { elemType, shape: { dim: dims.map((d) => ({ dimParam: d })) } } } });
 
 /** The ONNX model of a diacnet network. @returns the bytes of model.onnx */
 export function exportDiacnet(w: DiacnetWeights): Uint8Array {
