@@ -105,6 +105,16 @@ describe('POST /v1/diacritize with diactag-2.0', () => {
     expect(r.body.text).toContain(' https://example.pl/zazolc jan@zazolc.pl Привет');
   });
 
+  it('restores a text at the 20,000-character limit, one word of 19,000 letters included, and refuses one character more', async () => {
+    const text = `${'a'.repeat(19_000)} ${'Zazolc gesla jazn. '.repeat(60)}`.slice(0, 20_000);
+    expect(text.length).toBe(20_000);
+    const r = await restore(text, 'pol');
+    expect(r.status).toBe(200);
+    expect(stripMarks(r.body.text)).toBe(text);
+    expect(r.body.usage).toEqual({ characters: 20_000, billable_units: 20 });
+    expect((await restore(`${text}a`, 'pol')).status).toBe(400);
+  });
+
   it('refuses bad input with 400', async () => {
     for (const body of [
       { text: 'abc', language: 'deu', model: MODEL }, { text: '', language: 'pol', model: MODEL }, { text: 'abc', language: 'pol', model: MODEL, min_confidence: 1.5 },
