@@ -10,7 +10,7 @@
  * for Arabic also the diacritic error rate (DER: Arabic letters whose marks differ from
  * the reference), with case endings and without (the last letter of each word left
  * out); speed in characters per second on one core at batch 64 (one onnxruntime thread);
- * the model's size on disk; and diactag-2.0's calibration: at min_confidence 0.5 / 0.8 /
+ * the model's size on disk (every file of its folder); and diactag-2.0's calibration: at min_confidence 0.5 / 0.8 /
  * 0.95 the share of letters with a choice left as typed and the accuracy of the rest.
  * Every diacritization model of the capability module that is installed is measured
  * through its own backend (the engine a worker's inference thread runs); models not
@@ -19,7 +19,8 @@
  * Environment: BENCH_DIACRITICS_LINES (held-out lines per language, default 1000),
  * MODEL_REPOSITORY (default models/).
  */
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DIACRITICS_SOURCES, heldOut, linesOf } from '../scripts/diacritics-data.ts';
 import { formOf, inCase, stripMarks, units, type Unit } from '../services/capabilities/diacritize/marks.ts';
@@ -176,12 +177,17 @@ for (const { name } of capabilityModule('diacritize').models) {
     }
   }
   const s = Number(process.hrtime.bigint() - start) / 1e9;
-  speed.push({ model: name, 'characters/s (1 core, batch 64)': Math.round(chars / s), 'model size MB': (statSync(cfg.modelPath).size / 1e6).toFixed(1) });
+  speed.push({ model: name, 'characters/s (1 core, batch 64)': Math.round(chars / s), 'model size MB (all files of its folder)': (folderBytes(cfg.dir) / 1e6).toFixed(1) });
   await engine.unload(name);
 
   if (cfg.backend === 'diactag') calibration.push(...await taggerCalibration(name));
 }
 const table = [...accuracy.values()];
+
+/** Bytes of every file under a folder (a model's network, word language model, vocabularies). */
+function folderBytes(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? folderBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+}
 
 /** diactag's calibration: per min_confidence, the share of letters with a choice left as typed and the accuracy of the rest. */
 async function taggerCalibration(name: string): Promise<Array<Record<string, string>>> {

@@ -1,8 +1,10 @@
 /**
- * `npm run train:diacnet -- --name diacnet-mini-2.0 [--hidden 64] [--dilations 1,2,4,8] [--feature-dim 16] [--minutes 10] [--out models/]`:
- * builds a diacnet model in three steps: the training data (scripts/diacnet-data.ts),
- * training with NumPy (scripts/train_diacnet.py; Debian python3-numpy) and the ONNX model
- * folder (scripts/diacnet-onnx.ts). `--max-lines N` takes at most N training lines per
+ * `npm run train:diacnet -- --name diacnet-mini-2.0 [--hidden 64] [--dilations 1,2,4,8] [--feature-dim 16] [--minutes 10 | --steps N] [--out models/]`:
+ * builds a diacnet model in five steps: the training data (scripts/diacnet-data.ts),
+ * training with NumPy (scripts/train_diacnet.py; Debian python3-numpy), the ONNX model
+ * folder (scripts/diacnet-onnx.ts), the word lexicon and bigram language model
+ * (scripts/word-lm.ts) and the weight of the word-level rescoring per language, chosen on
+ * a development split of the training text (scripts/tune-word-lm.ts). `--max-lines N` takes at most N training lines per
  * language (tests build tiny models with it); `--corpora DIR` reads another corpora folder
  * of the same layout (tests write a small one).
  * @throws Error when a step fails
@@ -17,7 +19,7 @@ import { parseArgs } from 'node:util';
 const { values: a } = parseArgs({
   options: {
     name: { type: 'string' }, hidden: { type: 'string', default: '64' }, dilations: { type: 'string', default: '1,2,4,8' },
-    minutes: { type: 'string', default: '10' }, out: { type: 'string' }, 'max-lines': { type: 'string' }, seed: { type: 'string', default: '13' },
+    minutes: { type: 'string', default: '10' }, steps: { type: 'string', default: '0' }, python: { type: 'string', default: '/usr/bin/python3' }, out: { type: 'string' }, 'max-lines': { type: 'string' }, seed: { type: 'string', default: '13' },
     'feature-dim': { type: 'string', default: '16' }, corpora: { type: 'string' },
   },
 });
@@ -29,5 +31,9 @@ function run(cmd: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status})`);
 }
 run(process.execPath, ['--max-old-space-size=12000', '--import', 'tsx', here('./diacnet-data.ts'), '--out', join(work, 'data'), ...(a['max-lines'] ? ['--max-lines', a['max-lines']] : []), ...(a.corpora ? ['--corpora', a.corpora] : [])]);
-run('/usr/bin/python3', [here('./train_diacnet.py'), '--data', join(work, 'data'), '--out', join(work, 'weights'), '--hidden', a.hidden!, '--dilations', a.dilations!, '--minutes', a.minutes!, '--seed', a.seed!, '--feature-dim', a['feature-dim']!]);
+run(a.python!, [here('./train_diacnet.py'), '--steps', a.steps!, '--data', join(work, 'data'), '--out', join(work, 'weights'), '--hidden', a.hidden!, '--dilations', a.dilations!, '--minutes', a.minutes!, '--seed', a.seed!, '--feature-dim', a['feature-dim']!]);
 run(process.execPath, ['--import', 'tsx', here('./diacnet-onnx.ts'), '--weights', join(work, 'weights'), '--data', join(work, 'data'), '--name', a.name, ...(a.out ? ['--out', a.out] : [])]);
+const repo = a.out ?? fileURLToPath(new URL('../models/', import.meta.url));
+const corpora = a.corpora ? ['--corpora', a.corpora] : [];
+run(process.execPath, ['--max-old-space-size=8000', '--import', 'tsx', here('./word-lm.ts'), '--out', join(repo, a.name, 'word-lm.tsv.gz'), ...corpora, ...(a['max-lines'] ? ['--max-lines', a['max-lines']] : [])]);
+run(process.execPath, ['--max-old-space-size=8000', '--import', 'tsx', here('./tune-word-lm.ts'), '--repo', repo, '--name', a.name, '--write', ...corpora]);

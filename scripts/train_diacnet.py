@@ -12,7 +12,11 @@ in a padded batch get the same answer. Adam (Kingma & Ba 2015), seeded; NumPy on
 (Debian python3-numpy). The data comes from scripts/diacnet-data.ts; the weights go to
 OUT/weights.bin with OUT/weights.json, which scripts/diacnet-onnx.ts turns into ONNX.
 
-Usage: python3 scripts/train_diacnet.py --data DIR --out DIR [--hidden 64] [--layers 4] [--minutes 10]
+Usage: python3 scripts/train_diacnet.py --data DIR --out DIR [--hidden 64] [--dilations 1,2,4,8] [--minutes 10 | --steps N]
+
+With --minutes the learning rate decays with the time spent, so the step count (recorded
+in weights.json) depends on the machine; --steps N gives the same weights on any machine
+with the same NumPy.
 """
 import argparse, json, math, os, time
 import numpy as np
@@ -26,6 +30,7 @@ p.add_argument('--dilations', default='1,2,4,8')
 p.add_argument('--batch', type=int, default=32)
 p.add_argument('--lr', type=float, default=2e-3)
 p.add_argument('--minutes', type=float, default=10)
+p.add_argument('--steps', type=int, default=0, help='train this many steps (the schedule by step: reproducible on any machine) instead of --minutes')
 p.add_argument('--seed', type=int, default=13)
 p.add_argument('--feature-dim', type=int, default=32)
 p.add_argument('--feature-lr', type=float, default=0.2)
@@ -150,9 +155,9 @@ def step(x, lang, y, c, fr, lr, flr, it):
 
 t0 = time.time(); it = 0; seen = 0; run_loss = run_acc = 0.0
 budget = a.minutes * 60
-while time.time() - t0 < budget:
+while (it < a.steps) if a.steps > 0 else (time.time() - t0 < budget):
     it += 1
-    frac = (time.time() - t0) / budget
+    frac = it / a.steps if a.steps > 0 else (time.time() - t0) / budget
     lr = a.lr * min(1.0, it / 200) * (1 - 0.9 * frac)
     x, lang, y, c, fr = batch()
     loss, acc = step(x, lang, y, c, fr, lr, a.feature_lr * (1 - frac), it)
@@ -168,5 +173,5 @@ with open(os.path.join(a.out, 'weights.bin'), 'wb') as f:
     for n in names:
         f.write(params[n].astype('<f4').tobytes())
 json.dump({'names': names, 'shapes': {n: list(params[n].shape) for n in names}, 'dilations': dil, 'kernel': K, 'hidden': H, 'emb': E, 'features': meta['features'], 'features_per_letter': FPL,
-           'steps': it, 'characters': seen, 'seed': a.seed, 'minutes': a.minutes, 'lr': a.lr, 'batch': a.batch}, open(os.path.join(a.out, 'weights.json'), 'w'))
+           'steps': it, 'characters': seen, 'seed': a.seed, 'minutes': a.minutes if a.steps == 0 else None, 'schedule': 'by step' if a.steps > 0 else 'by time', 'lr': a.lr, 'batch': a.batch}, open(os.path.join(a.out, 'weights.json'), 'w'))
 print(f'wrote {a.out}: {it} steps, {seen / 1e6:.1f} M characters')

@@ -5,11 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
+import { repositoryWith } from '../helpers/repository.ts';
 import { post, startService } from '../helpers/service.ts';
 import { imagesDecoded } from '../../services/capabilities/extract/images.ts';
 
 let svc: Embedded;
-beforeAll(async () => { svc = await startService(); });
+// the language-ID models only: every other model answers 503 (not installed)
+beforeAll(async () => { svc = await startService({ MODEL_REPOSITORY: repositoryWith(['lid-lite-608', 'lid-neural-608']) }); });
 afterAll(async () => { await svc.close(); });
 
 const q = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, { type: 'noul', instructions: 'is it spam?' }]));

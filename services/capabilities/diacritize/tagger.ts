@@ -56,13 +56,16 @@ export interface RestoreOptions {
   minConfidence: number;
   /** Arabic: false leaves the last letter of each word unvowelled (spec: `case_endings`) */
   caseEndings: boolean;
+  /** the class of each slot when a word-level decoder chose it (word-lm.ts); otherwise each slot's most probable class */
+  chosen?: Int32Array;
 }
 
 /** A letter written with marks is replaced only when the model gives its form less than this probability. */
 export const KEEP_TYPED_BELOW = 0.01;
 
 /**
- * The restored text: each slot takes its most probable class, except that a letter the
+ * The restored text: each slot takes its most probable class (or the class a word-level
+ * decoder chose, `o.chosen`), except that a letter the
  * caller wrote with marks keeps them unless the model gives them less than
  * {@link KEEP_TYPED_BELOW}, and a letter whose best class is below `minConfidence` is
  * left as typed. Arabic without case endings: the last letter of each Arabic word loses
@@ -75,7 +78,8 @@ export function restore(us: readonly Unit[], slots: readonly Slot[], probs: Arra
   slots.forEach((slot, k) => {
     const u = us[slot.unit]!;
     let best = slot.candidates[0]!; let pBest = -1;
-    for (const c of slot.candidates) { const p = probs[k * C + c]!; if (p > pBest) { pBest = p; best = c; } }
+    if (o.chosen) { best = o.chosen[k]!; pBest = probs[k * C + best]!; }
+    else for (const c of slot.candidates) { const p = probs[k * C + c]!; if (p > pBest) { pBest = p; best = c; } }
     if (u.marked) {
       const typed = classOf(u.text.toLowerCase().normalize('NFC'), u.base);
       const t = classes.indexOf(typed);

@@ -112,10 +112,11 @@ export function applyHints(text: string, hints: Readonly<Record<string, string>>
 /**
  * A text's result from its letters' class probabilities (row k of `probs` for slot k).
  * @param useHints apply the request's `hints` (the diacnet models; spec)
+ * @param chosen the class of each slot when a word-level decoder chose it (word-lm.ts)
  */
-export function resultOf(t: PlannedText, probs: ArrayLike<number>, classes: readonly string[], useHints = false): ItemResult<DiacritizeOutput> {
+export function resultOf(t: PlannedText, probs: ArrayLike<number>, classes: readonly string[], useHints = false, chosen?: Int32Array): ItemResult<DiacritizeOutput> {
   const x = t.input;
-  const restored = restore(t.us, t.slots, probs, classes, { language: t.language, minConfidence: x.minConfidence, caseEndings: x.caseEndings && x.language !== 'ara-nocase' });
+  const restored = restore(t.us, t.slots, probs, classes, { language: t.language, minConfidence: x.minConfidence, caseEndings: x.caseEndings && x.language !== 'ara-nocase', chosen });
   const { text, warnings } = useHints ? applyHints(restored, x.hints ?? null, t.language) : { text: restored, warnings: [] };
   return { output: { text, language: x.language === 'ara-nocase' ? 'ara-nocase' : t.language, characters: Array.from(x.text).length, warnings }, failure: null };
 }
@@ -129,12 +130,14 @@ export interface DiacritizeModel extends LoadedModel { classes: string[]; candid
  * each text.
  * @param score per planned text, float32[slots × classes] in the order of its slots
  * @param useHints whether the model family takes `hints` (diacnet; spec)
+ * @param decode per planned text, the class of each slot chosen by a word-level decoder, or undefined for each slot's most probable class
  */
 export function diacritizeEngine<M extends DiacritizeModel>(
   ctx: EngineContext,
   open: (repo: ModelRepository, name: string) => Promise<M>,
   score: (m: M, texts: readonly PlannedText[]) => Promise<Float32Array[]>,
   useHints: boolean,
+  decode?: (m: M, t: PlannedText, probs: Float32Array) => Int32Array | undefined,
 ): Engine<DiacritizeRequest, DiacritizeOutput> {
   const repo = new ModelRepository(ctx.repository);
   const models = new LoadedModels((name) => open(repo, name));
@@ -148,7 +151,7 @@ export function diacritizeEngine<M extends DiacritizeModel>(
       const probs = await score(m, texts);
       const results: Array<ItemResult<DiacritizeOutput>> = new Array(inputs.length);
       for (const [i, f] of failures) results[i] = f;
-      texts.forEach((t, k) => { results[t.i] = resultOf(t, probs[k]!, m.classes, useHints); });
+      texts.forEach((t, k) => { results[t.i] = resultOf(t, probs[k]!, m.classes, useHints, decode?.(m, t, probs[k]!)); });
       return results;
     },
   };

@@ -19,8 +19,9 @@ import type { DiacritizeOutput, DiacritizeRequest } from '../../../events/contra
 import { ModelRepository } from '../../../models/repository.ts';
 import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
 import { EXCLUDED } from '../../language-id/decode.ts';
-import type { TaggerCandidates } from '../tagger.ts';
 import { prepare, slotFeatures, type TaggerFeatureSpec } from '../tagger-features.ts';
+import { KEEP_TYPED_BELOW, type TaggerCandidates } from '../tagger.ts';
+import { decodeText, WordLm, type WordLmSpec } from '../word-lm.ts';
 import { diacritizeEngine, type PlannedText } from './common.ts';
 
 /** Characters a window answers for. */
@@ -43,6 +44,8 @@ export interface DiacnetModel {
   features: TaggerFeatureSpec;
   featuresPerLetter: number;
   lidModel: string;
+  /** the word lexicon and bigram language model that rescore the network's choices (config.json `word_lm`), or null for the network alone */
+  wordLm: WordLm | null;
 }
 
 /**
@@ -63,6 +66,7 @@ export async function openDiacnet(repo: ModelRepository, name: string, ctx: Pick
     features: cfg.features as TaggerFeatureSpec,
     featuresPerLetter: Number(cfg.features_per_letter),
     lidModel: String(cfg.language_id_model ?? 'lid-lite-608'),
+    wordLm: cfg.word_lm ? WordLm.load(join(cfg.dir, (cfg.word_lm as WordLmSpec).file), cfg.word_lm as WordLmSpec) : null,
   };
 }
 
@@ -139,5 +143,6 @@ export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[],
 
 /** Creates the engine. */
 export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, DiacritizeOutput> {
-  return diacritizeEngine(ctx, (repo, name) => openDiacnet(repo, name, ctx), (m, texts) => scoreTexts(m, texts), true);
+  return diacritizeEngine(ctx, (repo, name) => openDiacnet(repo, name, ctx), (m, texts) => scoreTexts(m, texts), true,
+    (m, t, probs) => (m.wordLm && t.slots.length > 0 ? decodeText(m.wordLm, t.language, t.us, t.slots, probs, m.classes, KEEP_TYPED_BELOW) : undefined));
 }
