@@ -40,6 +40,12 @@ export const DIACRITICS_SOURCES: Readonly<Record<string, readonly string[]>> = {
 /** Languages whose text without any mark is taken for text written without them, and weighs less in training. */
 export const MARKED_LANGUAGES: ReadonlySet<string> = new Set(['yor', 'ibo', 'hau', 'vie', 'ara']);
 
+/** Weight in training of a line without any mark in one of {@link MARKED_LANGUAGES} (mostly text written without marks). */
+export const UNMARKED_WEIGHT = 0.2;
+
+/** A line's weight in training: {@link UNMARKED_WEIGHT} for a line without any mark in a language of {@link MARKED_LANGUAGES}, else 1. */
+export const lineWeight = (line: string, language: string): number => (MARKED_LANGUAGES.has(language) && stripMarks(line) === line.normalize('NFC') ? UNMARKED_WEIGHT : 1);
+
 /** Seed of the held-out split. */
 export const SPLIT_SEED = 0x5eed_d1ac;
 /** One line in this many is held out (by a seeded hash of the line, so the split does not depend on file order). */

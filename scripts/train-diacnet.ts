@@ -1,8 +1,9 @@
 /**
- * `npm run train:diacnet -- --name diacnet-mini-2.0 [--hidden 64] [--dilations 1,2,4,8] [--feature-dim 16] [--minutes 10 | --steps N] [--out models/]`:
+ * `npm run train:diacnet -- --name diacnet-mini-2.0 [--hidden 64] [--dilations 1,2,4,8] [--feature-dim 16] [--minutes 24 | --steps N] [--out models/] [--python python3]`
+ * (defaults: the model's recipe, scripts/diacnet-recipes.ts):
  * builds a diacnet model in five steps: the training data (scripts/diacnet-data.ts),
  * training with NumPy (scripts/train_diacnet.py; Debian python3-numpy), the ONNX model
- * folder (scripts/diacnet-onnx.ts), the word lexicon and bigram language model
+ * folder (scripts/diacnet-onnx.ts), the word lexicon and trigram language model
  * (scripts/word-lm.ts) and the weight of the word-level rescoring per language, chosen on
  * a development split of the training text (scripts/tune-word-lm.ts). `--max-lines N` takes at most N training lines per
  * language (tests build tiny models with it); `--corpora DIR` reads another corpora folder
@@ -15,15 +16,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DIACNET_RECIPES } from './diacnet-recipes.ts';
 
 const { values: a } = parseArgs({
   options: {
-    name: { type: 'string' }, hidden: { type: 'string', default: '64' }, dilations: { type: 'string', default: '1,2,4,8' },
-    minutes: { type: 'string', default: '10' }, steps: { type: 'string', default: '0' }, python: { type: 'string', default: '/usr/bin/python3' }, out: { type: 'string' }, 'max-lines': { type: 'string' }, seed: { type: 'string', default: '13' },
-    'feature-dim': { type: 'string', default: '16' }, corpora: { type: 'string' },
+    name: { type: 'string' }, hidden: { type: 'string' }, dilations: { type: 'string' },
+    minutes: { type: 'string' }, steps: { type: 'string', default: '0' }, python: { type: 'string', default: '/usr/bin/python3' }, out: { type: 'string' }, 'max-lines': { type: 'string' }, seed: { type: 'string', default: '13' },
+    'feature-dim': { type: 'string' }, corpora: { type: 'string' },
   },
 });
 if (!a.name) throw new Error('--name is required (diacnet-2.0 or diacnet-mini-2.0)');
+// the model's recipe (scripts/diacnet-recipes.ts) gives the defaults; a name without one, the mini design for 10 minutes
+const recipe = DIACNET_RECIPES[a.name] ?? { ...DIACNET_RECIPES['diacnet-mini-2.0']!, minutes: 10 };
+a.hidden ??= String(recipe.hidden); a.dilations ??= recipe.dilations; a['feature-dim'] ??= String(recipe.featureDim); a.minutes ??= String(recipe.minutes);
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'diacnet-'));
 function run(cmd: string, args: string[]): void {

@@ -17,28 +17,35 @@
  * a line with no mark at all is taken for text written without marks and weighs
  * {@link UNMARKED_WEIGHT}.
  *
- * Usage: `npm run train:diacritics [-- --out DIR] [--epochs N] [--max-slots N]`
+ * Usage: `npm run train:diacritics [-- --out DIR] [--epochs N] [--max-slots N]`;
+ * `npm run train:diacritics -- --model diacnet-2.0` (or `diacnet-mini-2.0`) trains a diacnet
+ * model instead, with its recipe (scripts/train-diacnet.ts, `npm run train:diacnet`).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { DIACNET_RECIPES } from './diacnet-recipes.ts';
 import { exportEmbeddingBag, LID_INPUTS, LID_OUTPUTS } from './lid-onnx.ts';
 import { rng } from './rng.ts';
-import { DIACRITICS_SOURCES, MARKED_LANGUAGES, heldOut, linesOf } from './diacritics-data.ts';
+import { DIACRITICS_SOURCES, MARKED_LANGUAGES, UNMARKED_WEIGHT, heldOut, linesOf } from './diacritics-data.ts';
 import { formOf, hasMarks, units } from '../services/capabilities/diacritize/marks.ts';
 import { classOf, type TaggerCandidates } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures, type TaggerFeatureSpec } from '../services/capabilities/diacritize/tagger-features.ts';
 
-const { values: args } = parseArgs({ options: { out: { type: 'string' }, epochs: { type: 'string' }, 'max-slots': { type: 'string' }, seed: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, epochs: { type: 'string' }, 'max-slots': { type: 'string' }, seed: { type: 'string' }, model: { type: 'string', default: 'diactag-2.0' } } });
+if (args.model !== 'diactag-2.0') {
+  if (!(args.model! in DIACNET_RECIPES)) throw new Error(`--model must be diactag-2.0, ${Object.keys(DIACNET_RECIPES).join(' or ')}`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./train-diacnet.ts', import.meta.url)), '--name', args.model!, ...(args.out ? ['--out', args.out] : []), ...(args.seed ? ['--seed', args.seed] : [])], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
 const OUT = args.out ?? fileURLToPath(new URL('../models/', import.meta.url));
 const NAME = 'diactag-2.0';
 const SEED = Number(args.seed ?? 13);
 const EPOCHS = Number(args.epochs ?? 4);
 /** Most training slots per language (lines are taken in a seeded random order until it is reached). */
 const MAX_SLOTS = Number(args['max-slots'] ?? 1_500_000);
-/** Weight of a line without any mark in a language that writes marks on most words. */
-const UNMARKED_WEIGHT = 0.2;
 /** A marked form seen fewer times than this for a letter in a language is taken for a typo and not learnt. */
 const MIN_FORM_COUNT = 3;
 const SPEC: TaggerFeatureSpec = { buckets: 1 << 18, window: 4 };

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { formOf, units } from '../services/capabilities/diacritize/marks.ts';
 import { END, START } from '../services/capabilities/diacritize/word-lm.ts';
-import { CORPORA, DIACRITICS_SOURCES, heldOut, linesOf } from './diacritics-data.ts';
+import { CORPORA, DIACRITICS_SOURCES, heldOut, lineWeight, linesOf } from './diacritics-data.ts';
 
 /** Lower-case forms of the words (maximal runs of letters) of a line, NFC. */
 export function formsOfLine(line: string, language: string): string[] {
@@ -25,9 +25,12 @@ export function formsOfLine(line: string, language: string): string[] {
 }
 
 /**
- * The model file's text (before gzip) for the given lines per language. Bigrams and
- * trigrams seen fewer than `minBigram` times are left out; follower counts are taken
- * before that. The pair `<s> <s>` (the context of a text's first word) is always kept.
+ * The model file's text (before gzip) for the given lines per language. A line counts
+ * with its training weight (lineWeight: a line without any mark in Yorùbá, Igbo, Hausa,
+ * Vietnamese or Arabic counts 0.2, as in diactag's training), so counts are fractional
+ * (two decimals in the file). Bigrams and trigrams counted less than `minBigram` are left
+ * out; follower counts are taken before that. The pair `<s> <s>` (the context of a text's
+ * first word) is always kept.
  */
 export function wordLmText(lines: ReadonlyMap<string, readonly string[]>, minBigram = 2): string {
   const out: string[] = [];
@@ -37,16 +40,17 @@ export function wordLmText(lines: ReadonlyMap<string, readonly string[]>, minBig
     const tri = new Map<string, number>();
     let tokens = 0;
     for (const line of ls) {
+      const w = lineWeight(line, lang);
       let prev2 = START; let prev = START;
-      uni.set(START, (uni.get(START) ?? 0) + 1);
-      bi.set(`${START}\t${START}`, (bi.get(`${START}\t${START}`) ?? 0) + 1);
+      uni.set(START, (uni.get(START) ?? 0) + w);
+      bi.set(`${START}\t${START}`, (bi.get(`${START}\t${START}`) ?? 0) + w);
       for (const f of [...formsOfLine(line, lang), END]) {
-        uni.set(f, (uni.get(f) ?? 0) + 1);
-        tokens++;
+        uni.set(f, (uni.get(f) ?? 0) + w);
+        tokens += w;
         const k = `${prev}\t${f}`;
-        bi.set(k, (bi.get(k) ?? 0) + 1);
+        bi.set(k, (bi.get(k) ?? 0) + w);
         const t = `${prev2}\t${k}`;
-        tri.set(t, (tri.get(t) ?? 0) + 1);
+        tri.set(t, (tri.get(t) ?? 0) + w);
         prev2 = prev; prev = f;
       }
     }
@@ -55,10 +59,11 @@ export function wordLmText(lines: ReadonlyMap<string, readonly string[]>, minBig
     for (const k of bi.keys()) { const p = k.slice(0, k.indexOf('\t')); if (k !== `${START}\t${START}`) followers.set(p, (followers.get(p) ?? 0) + 1); }
     const pairFollowers = new Map<string, number>();
     for (const k of tri.keys()) { const p = k.slice(0, k.lastIndexOf('\t')); pairFollowers.set(p, (pairFollowers.get(p) ?? 0) + 1); }
-    out.push(`N\t${lang}\t${tokens}\t${uni.size - 1}`);
-    for (const [f, c] of uni) out.push(`U\t${lang}\t${f}\t${c}\t${followers.get(f) ?? 0}`);
-    for (const [k, c] of bi) if (c >= minBigram || k === `${START}\t${START}`) out.push(`B\t${lang}\t${k}\t${c}\t${pairFollowers.get(k) ?? 0}`);
-    for (const [k, c] of tri) if (c >= minBigram) out.push(`T\t${lang}\t${k}\t${c}`);
+    const n = (c: number) => String(Math.round(c * 100) / 100);
+    out.push(`N\t${lang}\t${n(tokens)}\t${uni.size - 1}`);
+    for (const [f, c] of uni) out.push(`U\t${lang}\t${f}\t${n(c)}\t${followers.get(f) ?? 0}`);
+    for (const [k, c] of bi) if (c >= minBigram || k === `${START}\t${START}`) out.push(`B\t${lang}\t${k}\t${n(c)}\t${pairFollowers.get(k) ?? 0}`);
+    for (const [k, c] of tri) if (c >= minBigram) out.push(`T\t${lang}\t${k}\t${n(c)}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -109,15 +109,23 @@ export function applyHints(text: string, hints: Readonly<Record<string, string>>
   return { text: out.normalize('NFC'), warnings };
 }
 
+/** Which of the request's options a model family takes (spec: the "Applies to" column). */
+export interface FamilyOptions {
+  /** `hints` (the diacnet models) */
+  hints: boolean;
+  /** `min_confidence` (diactag-2.0) */
+  minConfidence: boolean;
+}
+
 /**
  * A text's result from its letters' class probabilities (row k of `probs` for slot k).
- * @param useHints apply the request's `hints` (the diacnet models; spec)
+ * Options the family does not take are ignored.
  * @param chosen the class of each slot when a word-level decoder chose it (word-lm.ts)
  */
-export function resultOf(t: PlannedText, probs: ArrayLike<number>, classes: readonly string[], useHints = false, chosen?: Int32Array): ItemResult<DiacritizeOutput> {
+export function resultOf(t: PlannedText, probs: ArrayLike<number>, classes: readonly string[], family: FamilyOptions, chosen?: Int32Array): ItemResult<DiacritizeOutput> {
   const x = t.input;
-  const restored = restore(t.us, t.slots, probs, classes, { language: t.language, minConfidence: x.minConfidence, caseEndings: x.caseEndings && x.language !== 'ara-nocase', chosen });
-  const { text, warnings } = useHints ? applyHints(restored, x.hints ?? null, t.language) : { text: restored, warnings: [] };
+  const restored = restore(t.us, t.slots, probs, classes, { language: t.language, minConfidence: family.minConfidence ? x.minConfidence : 0, caseEndings: x.caseEndings && x.language !== 'ara-nocase', chosen });
+  const { text, warnings } = family.hints ? applyHints(restored, x.hints ?? null, t.language) : { text: restored, warnings: [] };
   return { output: { text, language: x.language === 'ara-nocase' ? 'ara-nocase' : t.language, characters: Array.from(x.text).length, warnings }, failure: null };
 }
 
@@ -129,14 +137,14 @@ export interface DiacritizeModel extends LoadedModel { classes: string[]; candid
  * language, units, letters with a choice), scores its letters with `score` and restores
  * each text.
  * @param score per planned text, float32[slots × classes] in the order of its slots
- * @param useHints whether the model family takes `hints` (diacnet; spec)
+ * @param family which of the request's options the model family takes
  * @param decode per planned text, the class of each slot chosen by a word-level decoder, or undefined for each slot's most probable class
  */
 export function diacritizeEngine<M extends DiacritizeModel>(
   ctx: EngineContext,
   open: (repo: ModelRepository, name: string) => Promise<M>,
   score: (m: M, texts: readonly PlannedText[]) => Promise<Float32Array[]>,
-  useHints: boolean,
+  family: FamilyOptions,
   decode?: (m: M, t: PlannedText, probs: Float32Array) => Int32Array | undefined,
 ): Engine<DiacritizeRequest, DiacritizeOutput> {
   const repo = new ModelRepository(ctx.repository);
@@ -151,7 +159,7 @@ export function diacritizeEngine<M extends DiacritizeModel>(
       const probs = await score(m, texts);
       const results: Array<ItemResult<DiacritizeOutput>> = new Array(inputs.length);
       for (const [i, f] of failures) results[i] = f;
-      texts.forEach((t, k) => { results[t.i] = resultOf(t, probs[k]!, m.classes, useHints, decode?.(m, t, probs[k]!)); });
+      texts.forEach((t, k) => { results[t.i] = resultOf(t, probs[k]!, m.classes, family, decode?.(m, t, probs[k]!)); });
       return results;
     },
   };

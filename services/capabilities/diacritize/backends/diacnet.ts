@@ -2,15 +2,19 @@
  * Backend `diacnet` (issue 13): the diacnet models, a character CNN over the whole text
  * without marks with, for each letter with a choice, a word-level input from its hashed
  * context features (scripts/train_diacnet.py; graph scripts/diacnet-onnx.ts) on
- * onnxruntime, in an inference thread. A text is cut into windows of {@link WINDOW}
- * characters read with {@link MARGIN} characters of context on each side (more than the
- * network's receptive field, so a window's answer equals the whole text's), and the
- * windows of a micro-batch run {@link WINDOWS_PER_RUN} at a time, so memory stays bounded
- * whatever the texts' lengths (64 × 20,000 characters is 1.28 M characters × 90 classes).
- * `language: auto`, the plan of a micro-batch and the restoration rule are shared with
- * diactag (backends/common.ts, tagger.ts), and so is `hints` (applyHints: a hint given as
- * the marked word is used, a meaning only warns). `aligned` makes no difference: the
- * model only chooses marks for the caller's letters, so its raw output is aligned.
+ * onnxruntime, in an inference thread, followed by word-level rescoring: a lexicon and
+ * trigram language model of the training text pick, word by word, among the forms the
+ * training text attests and the network's own (word-lm.ts; config.json `word_lm`). A
+ * text is cut into windows of {@link WINDOW} characters read with {@link MARGIN}
+ * characters of context on each side (more than the network's receptive field, so a
+ * window's answer equals the whole text's), and the windows of a micro-batch run
+ * {@link WINDOWS_PER_RUN} at a time, so memory stays bounded whatever the texts' lengths
+ * (64 × 20,000 characters is 1.28 M characters × 90 classes). `language: auto`, the plan
+ * of a micro-batch and the restoration rule are shared with diactag (backends/common.ts,
+ * tagger.ts), and so is `hints` (applyHints: a hint given as the marked word is used, a
+ * meaning only warns). `aligned` makes no difference: the model only chooses marks for
+ * the caller's letters, so its raw output is aligned. `min_confidence` is diactag's
+ * (spec) and is ignored here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -143,6 +147,6 @@ export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[],
 
 /** Creates the engine. */
 export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, DiacritizeOutput> {
-  return diacritizeEngine(ctx, (repo, name) => openDiacnet(repo, name, ctx), (m, texts) => scoreTexts(m, texts), true,
+  return diacritizeEngine(ctx, (repo, name) => openDiacnet(repo, name, ctx), (m, texts) => scoreTexts(m, texts), { hints: true, minConfidence: false },
     (m, t, probs) => (m.wordLm && t.slots.length > 0 ? decodeText(m.wordLm, t.language, t.us, t.slots, probs, m.classes, KEEP_TYPED_BELOW) : undefined));
 }

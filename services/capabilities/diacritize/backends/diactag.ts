@@ -91,5 +91,5 @@ export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, Diac
     const probs = await scoreSlots(m, rows);
     let row = 0;
     return texts.map((t) => { const p = probs.subarray(row * C, (row + t.slots.length) * C); row += t.slots.length; return p; });
-  }, false);
+  }, { hints: false, minConfidence: true });
 }
