@@ -23,7 +23,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DIACRITICS_SOURCES, heldOut, linesOf } from '../scripts/diacritics-data.ts';
-import { formOf, inCase, stripMarks, units, type Unit } from '../services/capabilities/diacritize/marks.ts';
+import { formOf, inCase, stripMarks, units, vietnameseToneOnFirstVowel, type Unit } from '../services/capabilities/diacritize/marks.ts';
 import { openTagger, scoreSlots, type Loaded, type Row } from '../services/capabilities/diacritize/backends/diactag.ts';
 import { formFrom, slotsOf, type Slot } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures } from '../services/capabilities/diacritize/tagger-features.ts';
@@ -48,9 +48,14 @@ function words(text: string): string[] {
   return out;
 }
 
-/** Alpha-word accuracy counts: words of `got` equal to those of `want`, position by position. */
-function wordScore(want: string, got: string): [number, number] {
-  const a = words(want); const b = words(got);
+/**
+ * Alpha-word accuracy counts: words of `got` equal to those of `want`, position by
+ * position. Vietnamese is compared in the project's tone placement on both sides
+ * (vietnameseToneOnFirstVowel: hòa and hoà are the same restoration; docs/api-choices.md).
+ */
+function wordScore(want: string, got: string, lang = ''): [number, number] {
+  const style = (s: string) => (lang === 'vie' ? vietnameseToneOnFirstVowel(s) : s);
+  const a = words(style(want)); const b = words(style(got));
   let ok = 0;
   for (let i = 0; i < a.length; i++) if (a[i]!.normalize('NFC') === b[i]?.normalize('NFC')) ok++;
   return [ok, a.length];
@@ -125,8 +130,8 @@ for (const lang of LANGS) {
   const lex = lexiconOf(lang);
   let nothing: [number, number] = [0, 0]; let lexi: [number, number] = [0, 0];
   for (const t of held.get(lang)!) {
-    const a = wordScore(t, stripMarks(t)); nothing = [nothing[0] + a[0], nothing[1] + a[1]];
-    const b = wordScore(t, byLexicon(stripMarks(t), lex, lang)); lexi = [lexi[0] + b[0], lexi[1] + b[1]];
+    const a = wordScore(t, stripMarks(t), lang); nothing = [nothing[0] + a[0], nothing[1] + a[1]];
+    const b = wordScore(t, byLexicon(stripMarks(t), lex, lang), lang); lexi = [lexi[0] + b[0], lexi[1] + b[1]];
   }
   baseline[lang] = [pct(nothing), pct(lexi)];
 }
@@ -157,7 +162,7 @@ for (const { name } of capabilityModule('diacritize').models) {
       const rs = await engine.run(name, batch.map((t) => request(name, stripMarks(t), lang)));
       rs.forEach((r, k) => {
         const got = r.output?.text ?? stripMarks(batch[k]!);
-        const s = wordScore(batch[k]!, got); acc = [acc[0] + s[0], acc[1] + s[1]];
+        const s = wordScore(batch[k]!, got, lang); acc = [acc[0] + s[0], acc[1] + s[1]];
         if (lang === 'ara') { const e = der(batch[k]!, got); d.all[0] += e.all[0]; d.all[1] += e.all[1]; d.noCase[0] += e.noCase[0]; d.noCase[1] += e.noCase[1]; }
       });
     }

@@ -25,18 +25,18 @@ import { decodeText, keyOf, WordLm, type WordLmSpec } from '../services/capabili
 import { ModelRepository } from '../services/models/repository.ts';
 import { formsOfLine, trainingLines, wordLmText } from './word-lm.ts';
 
-const { values: a } = parseArgs({ options: { repo: { type: 'string' }, name: { type: 'string' }, lines: { type: 'string', default: '400' }, write: { type: 'boolean', default: false }, order: { type: 'string', default: '3' }, corpora: { type: 'string' }, weights: { type: 'string', default: '0.05,0.1,0.2,0.35,0.5,0.75,1,1.5' } } });
+const { values: a } = parseArgs({ options: { repo: { type: 'string' }, name: { type: 'string' }, lines: { type: 'string', default: '400' }, write: { type: 'boolean', default: false }, order: { type: 'string', default: '3' }, 'max-candidates': { type: 'string', default: '8' }, only: { type: 'string' }, corpora: { type: 'string' }, weights: { type: 'string', default: '0.05,0.1,0.2,0.35,0.5,0.75,1,1.5' } } });
 if (!a.repo || !a.name) throw new Error('--repo and --name are required');
 /** Seed of the development split (not the held-out split's). */
 const DEV_SEED = 0xde7_5eed;
 const dev = (line: string) => fnv1a(stripMarks(line), DEV_SEED) % 20 === 0;
 
 /** The decoder's settings other than the weight (written to config.json with it). */
-const SETTINGS = { file: 'word-lm.tsv.gz', discount: 0.7, unigram_add: 0.5, max_candidates: 8, order: Number(a.order) };
+const SETTINGS = { file: 'word-lm.tsv.gz', discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), order: Number(a.order) };
 const lm = new WordLm({ ...SETTINGS, char_weight: {} });
 const train = trainingLines(a.corpora, Infinity, dev);
 lm.parse(wordLmText(train));
-const devLines = new Map([...trainingLines(a.corpora, Infinity)].map(([l, ls]) => [l, ls.filter(dev).slice(0, Number(a.lines))]));
+const devLines = new Map([...trainingLines(a.corpora, Infinity)].filter(([l]) => !a.only || a.only.split(',').includes(l)).map(([l, ls]) => [l, ls.filter(dev).slice(0, Number(a.lines))]));
 /** Dev accuracy per language and weight. */
 const accs = new Map<string, Map<number, number>>();
 /** A language keeps its own weight only when it beats the weight best on average by this many points (the dev split is small: smaller differences are noise). */

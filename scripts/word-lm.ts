@@ -8,15 +8,18 @@ import { writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { formOf, units } from '../services/capabilities/diacritize/marks.ts';
+import { formOf, units, vietnameseToneOnFirstVowel } from '../services/capabilities/diacritize/marks.ts';
 import { END, START } from '../services/capabilities/diacritize/word-lm.ts';
 import { CORPORA, DIACRITICS_SOURCES, heldOut, lineWeight, linesOf } from './diacritics-data.ts';
 
-/** Lower-case forms of the words (maximal runs of letters) of a line, NFC. */
+/**
+ * Lower-case forms of the words (maximal runs of letters) of a line, NFC; Vietnamese in the
+ * project's tone placement (vietnameseToneOnFirstVowel), so the lexicon proposes one style.
+ */
 export function formsOfLine(line: string, language: string): string[] {
   const out: string[] = [];
   let cur = '';
-  for (const u of units(line)) {
+  for (const u of units(language === 'vie' ? vietnameseToneOnFirstVowel(line) : line)) {
     if (u.letter) cur += formOf(u, language);
     else if (cur) { out.push(cur.normalize('NFC')); cur = ''; }
   }

@@ -106,3 +106,19 @@ export function passThroughSpans(text: string): Array<[number, number]> {
   for (const m of text.matchAll(/\b(?:https?:\/\/|www\.)\S+|[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}|@\w+/gu)) out.push([m.index, m.index + m[0].length]);
   return out;
 }
+
+/** Vietnamese tone marks (NFD): grave, acute, tilde, hook above, dot below. */
+const VIE_TONE = '[\u0300\u0301\u0303\u0309\u0323]';
+/** An open syllable ending in oa, oe or uy with the tone on its last vowel (hoà, khoẻ, thuý), not after q. */
+const VIE_NEW_STYLE = new RegExp(`(^|[^\\p{L}\\p{M}]|[^qQ\\p{M}aăâeêiîoôơuưyAĂÂEÊIOÔƠUƯY])([oO])([aAeE])(${VIE_TONE})(?![\\p{L}\\p{M}])|(^|[^\\p{L}\\p{M}]|[^qQ\\p{M}aăâeêioôơuưyAĂÂEÊIOÔƠUƯY])([uU])([yY])(${VIE_TONE})(?![\\p{L}\\p{M}])`, 'gu');
+
+/**
+ * Vietnamese text with the tone of open syllables ending in oa, oe, uy on the first vowel
+ * (hòa, khỏe, thúy: the style the project writes, the training text's most common one;
+ * docs/api-choices.md), from the other style (hoà, khoẻ, thuý). Syllables after `q`
+ * (quý, quả: the u belongs to the consonant) and closed syllables (hoàn, thuyết) are
+ * unchanged. Output NFC.
+ */
+export function vietnameseToneOnFirstVowel(text: string): string {
+  return text.normalize('NFD').replace(VIE_NEW_STYLE, (_m, p1, o, ae, t1, p2, u, y, t2) => (o !== undefined ? `${p1}${o}${t1}${ae}` : `${p2}${u}${t2}${y}`)).normalize('NFC');
+}

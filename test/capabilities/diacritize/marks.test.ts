@@ -4,7 +4,7 @@
  * spans, classes, and how typed marks, min_confidence and Arabic case endings decide.
  */
 import { describe, expect, it } from 'vitest';
-import { formOf, inCase, passThroughSpans, stripMarks, units } from '../../../services/capabilities/diacritize/marks.ts';
+import { formOf, inCase, passThroughSpans, stripMarks, units, vietnameseToneOnFirstVowel } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, formFrom, restore, slotsOf } from '../../../services/capabilities/diacritize/tagger.ts';
 
 describe('marks', () => {
@@ -94,5 +94,16 @@ describe('hints', () => {
     expect(r.text).toBe('oko wà');
     expect(r.warnings).toEqual([expect.stringMatching(/hint for "oko" not used: it is a meaning, and there is no gloss lexicon for yor/)]);
     expect(applyHints('oko', null, 'yor')).toEqual({ text: 'oko', warnings: [] });
+  });
+});
+
+describe('Vietnamese tone placement', () => {
+  it('puts the tone of open oa, oe, uy syllables on the first vowel, and leaves qu-, closed syllables and the rest alone', () => {
+    const cases: Array<[string, string]> = [
+      ['hoà bình', 'hòa bình'], ['khoẻ không', 'khỏe không'], ['Thuý Kiều', 'Thúy Kiều'], ['toạ đàm', 'tọa đàm'], ['tuỳ ý', 'tùy ý'], ['HOÀ', 'HÒA'],
+      ['hòa', 'hòa'], ['quý', 'quý'], ['hoàn toàn', 'hoàn toàn'], ['ngoài', 'ngoài'], ['khuya', 'khuya'], ['thuyết', 'thuyết'], ['giả', 'giả'], ['Hoà-2024', 'Hòa-2024'],
+    ];
+    for (const [input, want] of cases) expect(vietnameseToneOnFirstVowel(input), input).toBe(want);
+    expect(vietnameseToneOnFirstVowel('hoà'.normalize('NFD'))).toBe('hòa'.normalize('NFC'));
   });
 });
