@@ -3,7 +3,7 @@
  * language-identification response: temperature scaling, traffic prior, script mask,
  * candidate restriction, softmax, top-k and warnings.
  */
-import { NO_SCRIPT, scriptCounts, unicodeScriptsOf } from './scripts.ts';
+import { NO_SCRIPT, SCRIPT_LANGUAGES, scriptCounts, unicodeScriptsOf } from './scripts.ts';
 import { findQgLanguage, languageName } from '../../languages.ts';
 
 /** Texts shorter than this (characters, trimmed) get a warning. */
@@ -131,6 +131,30 @@ export function preflight(text: string): { scripts: Set<string> } | { answer: Li
   return { scripts: new Set(counts.keys()) };
 }
 
+/**
+ * The answer for text whose letters are in scripts no trained label uses (issue 14): its
+ * main script's language where essentially one language writes that script (Unicode
+ * CLDR: Ol Chiki → sat, Cherokee → chr; services/capabilities/language-id/scripts.ts
+ * SCRIPT_LANGUAGES), otherwise `und_<Script>` (undetermined language), with a warning that
+ * the model has no training text for it. Confidence: the share of the text's letters in
+ * that script.
+ * @returns the answer, or undefined when the letters are in no script Unicode names
+ */
+export function unknownScript(text: string): LidAnswer | undefined {
+  const counts = scriptCounts(text);
+  counts.delete('Zyyy');
+  let script = ''; let n = 0; let total = 0;
+  for (const [s, c] of counts) { total += c; if (c > n) { script = s; n = c; } }
+  if (!script) return undefined;
+  const language = SCRIPT_LANGUAGES[script]?.language ?? 'und';
+  const label = `${language}_${script}`;
+  const score = round(n / total);
+  const warning = language === 'und'
+    ? `the model has no training text in the ${script} script, which several languages write: language undetermined (${label})`
+    : `the model has no training text in the ${script} script: answered ${language}, the language that writes it (Unicode CLDR), without reading the text`;
+  return { language, script, label, languageName: languageName(language), confidence: score, top: [{ label, language, score }], warnings: [warning] };
+}
+
 /** Marks the label that any script may have (the no-language class). */
 const ANY_SCRIPT: readonly string[] = [];
 
@@ -197,6 +221,7 @@ export function planDecode(info: LidModelInfo, text: string, scripts: Set<string
   const chars = codePoints(text.trim());
   const { mask, allowedCount } = labelMask(info, scripts, opts.candidates);
   if (allowedCount === 0) {
+    if (!opts.candidates) { const answer = unknownScript(text); if (answer) return { answer }; }
     const names = [...scripts].join(', ') || 'unknown';
     return { answer: noLanguage(`no language found: the text's script (${names}) is not covered by the model${opts.candidates ? ' among the allowed languages' : ''}`) };
   }

@@ -112,11 +112,21 @@ describe('lid-neural-608 answers', () => {
     const wrong = texts.map(([want], i) => (got[i] === want ? null : `${want}→${got[i]}`)).filter((w) => w !== null);
     expect(texts.length - wrong.length, `wrong: ${wrong.join(', ')}`).toBeGreaterThanOrEqual(least);
   });
-  it('answers zxx_Zxxx for letters of a script no label uses, saying so', async () => {
+  it('answers the script\'s language for letters of a script no label uses, or und_<Script> where several languages write it, saying so (issue 14)', async () => {
     for (const model of ['lid-neural-608', 'lid-lite-608']) {
-      const r = await post(svc, '/v1/language-id', { text: '𐌷𐌰𐌹𐌻𐍃 𐍅𐌹𐍃 𐌸𐌿', model }); // Gothic
-      expect(r.body, model).toMatchObject({ label: 'zxx_Zxxx', script: 'Zxxx' });
-      expect(r.body.warnings.join(' ')).toMatch(/script .* is not covered by the model/);
+      // Ol Chiki (Santali), written by one language: sat_Olck
+      const santali = await post(svc, '/v1/language-id', { text: 'ᱥᱟᱱᱛᱟᱲᱤ ᱯᱟᱹᱨᱥᱤ ᱫᱚ ᱢᱤᱫ ᱯᱩᱨᱟᱹᱱ ᱯᱟᱹᱨᱥᱤ ᱠᱟᱱᱟ', model });
+      expect(santali.body, model).toMatchObject({ language: 'sat', script: 'Olck', label: 'sat_Olck', confidence: 1 });
+      expect(santali.body.warnings.join(' ')).toMatch(/no training text in the Olck script: answered sat/);
+      // Gothic (outside the Basic Multilingual Plane), one language: got_Goth
+      expect((await post(svc, '/v1/language-id', { text: '𐌷𐌰𐌹𐌻𐍃 𐍅𐌹𐍃 𐌸𐌿', model })).body).toMatchObject({ label: 'got_Goth', language: 'got' });
+      // N'Ko: Bambara, Mandingo and N'Ko write it (CLDR), so the language is undetermined
+      const nko = await post(svc, '/v1/language-id', { text: 'ߒߞߏ ߦߋ߫ ߡߊ߲߬ߘߋ߲߬ ߞߊ߲ ߛߓߍߛߎ߲ ߘߌ߫', model });
+      expect(nko.body, model).toMatchObject({ language: 'und', script: 'Nkoo', label: 'und_Nkoo' });
+      expect(nko.body.warnings.join(' ')).toMatch(/several languages write: language undetermined \(und_Nkoo\)/);
+      // a trained script next to the unknown one: the model answers from the trained letters
+      const mixed = await post(svc, '/v1/language-id', { text: 'This sentence is written in English, with one word of Santali: ᱥᱟᱱᱛᱟᱲᱤ', model });
+      expect(mixed.body.label).toBe('eng_Latn');
     }
   });
   it('warns on very short text', async () => {
