@@ -48,7 +48,7 @@ export const NO_SCRIPT = 'Zxxx';
  */
 export function scriptCounts(text: string): Map<string, number> {
   const counts = new Int32Array(NAMES.length);
-  let any = false;
+  const seen: number[] = [];
   for (let i = 0; i < text.length; i++) {
     let cp = text.charCodeAt(i);
     let k: number;
@@ -61,10 +61,10 @@ export function scriptCounts(text: string): Map<string, number> {
       k = BMP_SCRIPT[cp]!;
       if (k === 0) { k = classify(String.fromCharCode(cp)); BMP_SCRIPT[cp] = k; }
     }
-    if (k > 1) { counts[k]!++; any = true; }
+    if (k > 1 && counts[k]!++ === 0) seen.push(k);
   }
   const out = new Map<string, number>();
-  if (any) for (let k = 2; k < NAMES.length; k++) if (counts[k]! > 0) out.set(NAMES[k]!, counts[k]!);
+  for (const k of seen.sort((a, b) => a - b)) out.set(NAMES[k]!, counts[k]!);
   return out;
 }
 
