@@ -1,7 +1,7 @@
 /**
  * `npm run bench:lid`: accuracy, macro-F1, calibration (ECE, 15 bins), confusions among
  * related languages and single-core speed of lid-neural-608 and lid-lite-608, beside
- * franc-all and cld3-asm on the same texts, in one run.
+ * franc-all, cld3-asm and fastText lid.176 on the same texts, in one run.
  *
  * Test data: ../shared/data/lid-eval (sentences, word pairs, single words; 79 languages ×
  * 100 lines; Lingua's accuracy-report data from the Leipzig corpora, Apache-2.0, see its
@@ -9,9 +9,14 @@
  *
  * Our models run through the language-ID engine of the workers (features, onnxruntime
  * with one intra-op thread, decoding), in micro-batches of 256, exactly as the batch
- * route runs them. franc-all and cld3-asm are scored on the languages each can answer
- * (ISO 639-3 after mapping, see {@link cld3ToIso3}); ours on all 79 and on each of
- * those subsets. Speed: the eval sentences of 80–120 characters, one thread.
+ * route runs them. franc-all, cld3-asm and fastText are scored on the languages each can
+ * answer (ISO 639-3 after mapping, see {@link cld3ToIso3}); ours on all 79, on each of
+ * those subsets, and all four on the languages they all answer. Speed: the eval sentences
+ * of 80–120 characters, one thread.
+ *
+ * fastText: lid.176.ftz (Joulin et al. 2017, "Bag of Tricks for Efficient Text
+ * Classification"; the model is CC BY-SA 3.0, Facebook) in WebAssembly from the npm
+ * package fasttext.wasm.js (MIT), a devDependency: it is measured here and never served.
  *
  * Options: --sets sentences,wordpairs,words  --seconds N (per speed row, default 3)
  *          --eval-dir DIR (default ../shared/data/lid-eval)
@@ -22,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { franc } from 'franc-all';
 import { loadModule } from 'cld3-asm';
+import { getLIDModel } from 'fasttext.wasm.js';
 import { iso6393To1 } from 'iso-639-3';
 import * as ort from 'onnxruntime-node';
 import { createEngine, lidFeeds, readLidModel } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
@@ -64,6 +70,14 @@ function cld3ToIso3(code: string): string {
   const [base, suffix] = code.split('-');
   const three = MACRO[base!] ?? (base!.length === 3 ? base! : ISO1_TO_3.get(base!) ?? base!);
   return suffix ? `${three}-${suffix}` : three;
+}
+/** fastText's answer → ISO 639-3: its ISO 639-1 code mapped as CLD3's, else its ISO 639-3 code with macrolanguages folded as the eval labels fold them. */
+const FT_MACRO3: Record<string, string> = { ara: 'arb', zho: 'cmn', msa: 'zsm', fas: 'pes', est: 'ekk', lav: 'lvs', mon: 'khk', nep: 'npi', aze: 'azj', sqi: 'als', swa: 'swh', uzb: 'uzn', nor: 'nob', yid: 'ydd', kur: 'kmr', mlg: 'plt', orm: 'gaz', pus: 'pbt' };
+const fastTextToIso3 = (r: { alpha2: string | null; alpha3: string }): string => (r.alpha2 ? cld3ToIso3(r.alpha2) : FT_MACRO3[r.alpha3] ?? r.alpha3);
+/** Languages fastText lid.176 answers (its package's languages.json), ISO 639-3 as {@link fastTextToIso3} maps them. */
+function fastTextLanguages(): Set<string> {
+  const j = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'fasttext.wasm.js', 'dist', 'models', 'language-identification', 'assets', 'languages.json'), 'utf8')) as Record<string, { alpha2: string | null; alpha3: string }>;
+  return new Set(Object.values(j).map(fastTextToIso3));
 }
 /** franc-all answers ISO 639-3; `zlm` (Malay, individual language) stands for zsm here. */
 const francToIso3 = (code: string) => (code === 'zlm' ? 'zsm' : code);
@@ -117,10 +131,14 @@ async function main(): Promise<void> {
   const engine = createEngine({ repository: join(ROOT, 'models'), executionProvider: 'cpu', intraOpThreads: 1 });
   const cld3Factory = await loadModule();
   const cld3 = cld3Factory.create(0, 2000);
+  const fastText = await getLIDModel();
+  await fastText.load();
   const francLangs = francLanguages();
   const cld3Langs = new Set(CLD3_CODES.filter((c) => !c.includes('-')).map(cld3ToIso3));
+  const ftLangs = fastTextLanguages();
+  const allFour = new Set([...francLangs].filter((l) => cld3Langs.has(l) && ftLangs.has(l)));
   const systems: Array<{ name: string; langs: Set<string> | null }> = [
-    { name: 'franc-all 7', langs: francLangs }, { name: 'cld3-asm 4', langs: cld3Langs },
+    { name: 'franc-all 7', langs: francLangs }, { name: 'cld3-asm 4', langs: cld3Langs }, { name: 'fastText lid.176', langs: ftLangs },
   ];
 
   console.log(`# bench:lid — ${new Date().toISOString()} — Node ${process.version}, onnxruntime-node ${ort.env.versions.common}\n`);
@@ -139,6 +157,9 @@ async function main(): Promise<void> {
     const others = new Map<string, Prediction[]>();
     others.set('franc-all 7', texts.map((t, i) => ({ gold: lang(items[i]!.label), predicted: francToIso3(franc(t, { minLength: 1 })), confidence: 0 })));
     others.set('cld3-asm 4', texts.map((t, i) => ({ gold: lang(items[i]!.label), predicted: cld3ToIso3(cld3.findLanguage(t).language), confidence: 0 })));
+    const ft: Prediction[] = [];
+    for (let i = 0; i < texts.length; i++) ft.push({ gold: lang(items[i]!.label), predicted: fastTextToIso3(await fastText.identify(texts[i]!.replace(/\n/g, ' '))), confidence: 0 });
+    others.set('fastText lid.176', ft);
 
     console.log('| system | languages | accuracy | macro-F1 | ECE (15 bins) |');
     console.log('|---|---:|---:|---:|---:|');
@@ -155,6 +176,16 @@ async function main(): Promise<void> {
         console.log(`| ↳ ${model} coverage on ${name}'s ${n} languages | ${n} | ${pct(accuracy(mine))}% | ${pct(macroF1(mine))} | |`);
       }
     }
+    // the languages all four answer
+    {
+      const keep = (p: Prediction) => allFour.has(p.gold.split('_')[0]!);
+      const n = new Set(ours.get('lid-neural-608 coverage')!.filter(keep).map((p) => p.gold)).size;
+      for (const { name } of systems) console.log(`| ${name} on the ${n} languages all four answer | ${n} | ${pct(accuracy(others.get(name)!.filter(keep)))}% | ${pct(macroF1(others.get(name)!.filter(keep)))} | – |`);
+      for (const model of MODELS) {
+        const mine = ours.get(`${model} coverage`)!.filter(keep);
+        console.log(`| ${model} coverage on the ${n} languages all four answer | ${n} | ${pct(accuracy(mine))}% | ${pct(macroF1(mine))} | |`);
+      }
+    }
     const neural = ours.get('lid-neural-608 coverage')!;
     const lines = RELATED_LANGUAGES.flatMap((g) => confusionsWithin(neural, g).slice(0, 4).map((c) => `${c.gold}→${c.predicted} ${c.count}`));
     console.log(`\nlid-neural-608 (coverage) confusions among related languages: ${lines.join(', ') || 'none'}`);
@@ -166,15 +197,16 @@ async function main(): Promise<void> {
 
   // --- short everyday texts: what each mode does ----------------------------------------
   console.log('## short everyday texts (written for this bench): answers per mode\n');
-  console.log(`| text | ${MODELS.flatMap((m) => [`${m} coverage`, `${m} traffic`]).join(' | ')} | franc-all | cld3-asm |`);
-  console.log(`|---|${MODELS.flatMap(() => ['---', '---']).join('|')}|---|---|`);
+  console.log(`| text | ${MODELS.flatMap((m) => [`${m} coverage`, `${m} traffic`]).join(' | ')} | franc-all | cld3-asm | fastText |`);
+  console.log(`|---|${MODELS.flatMap(() => ['---', '---']).join('|')}|---|---|---|`);
   for (const text of SHORT_TEXTS) {
     const cells: string[] = [];
     for (const model of MODELS) for (const mode of ['coverage', 'traffic'] as const) {
       const [a] = await runOurs(engine, model, [text], mode);
       cells.push(`${a!.label} ${a!.confidence.toFixed(2)}`);
     }
-    console.log(`| ${text} | ${cells.join(' | ')} | ${franc(text, { minLength: 1 })} | ${cld3.findLanguage(text).language} |`);
+    const f = await fastText.identify(text);
+    console.log(`| ${text} | ${cells.join(' | ')} | ${franc(text, { minLength: 1 })} | ${cld3.findLanguage(text).language} | ${fastTextToIso3(f)} ${f.possibility.toFixed(2)} |`);
   }
   console.log('');
 
@@ -207,6 +239,8 @@ async function main(): Promise<void> {
   console.log(`| franc-all 7 | ${await rate(() => { franc(sentences[fi++ % sentences.length]!, { minLength: 1 }); return 1; })} |`);
   let ci = 0;
   console.log(`| cld3-asm 4 | ${await rate(() => { cld3.findLanguage(sentences[ci++ % sentences.length]!); return 1; })} |`);
+  let ti = 0;
+  console.log(`| fastText lid.176 (WebAssembly) | ${await rate(async () => { await fastText.identify(sentences[ti++ % sentences.length]!); return 1; })} |`);
   cld3.dispose();
   for (const model of MODELS) await engine.unload(model);
 }
