@@ -64,7 +64,7 @@ describe('info routes', () => {
     expect(byName['lid-neural-608']).toMatchObject({ endpoint: '/v1/language-id', status: 'available', billing_unit: 'texts' });
     expect(byName['lid-lite-608'].status).toBe('available');
     expect(byName['mist-extract-1.0']).toMatchObject({ endpoint: '/v1/extract', status: 'coming soon', billing_unit: 'documents' });
-    expect(byName['diacnet-2.0']).toMatchObject({ billing_unit: 'characters', status: 'coming soon' });
+    expect(byName['diacnet-2.0']).toMatchObject({ billing_unit: 'characters', status: 'available' });
     expect(byName['diacnet-2.0'].languages).toHaveLength(11);
     expect(byName['mist-qg-1.5b'].languages).toHaveLength(25);
     expect(byName['purplemist-flash-1.0'].billing_unit).toBe('decisions');

@@ -24,7 +24,7 @@ function repoWith(edit: (cfg: Record<string, unknown>) => Record<string, unknown
 describe('ModelRepository', () => {
   it('reads the committed models: backend, batching, instances, typed inputs, the latest version', () => {
     const repo = new ModelRepository(MODELS);
-    expect(repo.check()).toEqual(['diacnet-mini-2.0', 'diactag-2.0', 'lid-lite-608', 'lid-neural-608']);
+    expect(repo.check()).toEqual(['diacnet-2.0', 'diacnet-mini-2.0', 'diactag-2.0', 'lid-lite-608', 'lid-neural-608']);
     expect(repo.config('diacnet-mini-2.0')).toMatchObject({ backend: 'diacnet', capability: 'diacritize', word_lm: { file: 'word-lm.tsv.gz', order: 3 } });
     const cfg = repo.config('lid-neural-608')!;
     expect(cfg).toMatchObject({ backend: 'lid-embedding-bag', capability: 'language-id', max_batch_size: 256, instance_count: 1, version: 1 });

@@ -39,14 +39,11 @@ const SENTENCES: Record<string, string> = {
 };
 
 describe('POST /v1/diacritize with diactag-2.0', () => {
-  it('is available in /v1/models; the diacnet models are not installed and answer 503', async () => {
+  it('is available in /v1/models', async () => {
     await until(async () => {
       const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/models' });
       return (res.json() as { models: Array<{ name: string; status: string }> }).models.find((m) => m.name === MODEL)?.status === 'available';
     }, 10_000, 'diactag-2.0 available');
-    const r = await post(svc, '/v1/diacritize', { text: 'Dziekuje', language: 'pol' });
-    expect(r.status).toBe(503);
-    expect(r.body).toMatchObject({ code: 'MODEL_NOT_INSTALLED', error: expect.stringMatching(/diacnet-2.0 is not installed/) });
   });
 
   for (const [language, sentence] of Object.entries(SENTENCES)) {
