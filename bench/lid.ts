@@ -35,7 +35,7 @@ import { ModelRepository } from '../services/models/repository.ts';
 import type { LanguageIdInput } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { featureIds } from '../services/capabilities/language-id/features.ts';
 import { planDecode, preflight, type DecodePlan } from '../services/capabilities/language-id/decode.ts';
-import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
+import { accuracy, clusterFigures, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -189,6 +189,10 @@ async function main(): Promise<void> {
     const neural = ours.get('lid-neural-608 coverage')!;
     const lines = RELATED_LANGUAGES.flatMap((g) => confusionsWithin(neural, g).slice(0, 4).map((c) => `${c.gold}→${c.predicted} ${c.count}`));
     console.log(`\nlid-neural-608 (coverage) confusions among related languages: ${lines.join(', ') || 'none'}`);
+    const overall = accuracy(neural);
+    console.log('\n| confusable cluster (lid-neural-608 coverage) | members in the set | texts | accuracy | points below all languages | errors inside the cluster |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const c of clusterFigures(neural)) console.log(`| ${c.cluster} | ${c.members} | ${c.texts} | ${pct(c.accuracy)}% | ${(100 * (overall - c.accuracy)).toFixed(1)} | ${pct(c.errorsInside)}% |`);
     const perLang = new Map<string, { ok: number; n: number }>();
     for (const p of neural) { const s = perLang.get(p.gold) ?? { ok: 0, n: 0 }; s.n++; if (p.gold === p.predicted) s.ok++; perLang.set(p.gold, s); }
     const worst = [...perLang].sort((a, b) => a[1].ok / a[1].n - b[1].ok / b[1].n).slice(0, 12);

@@ -1,6 +1,6 @@
 /** Metrics of services/capabilities/language-id/evaluation.ts on hand-computed cases. */
 import { describe, expect, it } from 'vitest';
-import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, type Prediction } from '../../../services/capabilities/language-id/evaluation.ts';
+import { accuracy, clusterFigures, confusionsWithin, expectedCalibrationError, macroF1, type Prediction } from '../../../services/capabilities/language-id/evaluation.ts';
 
 const p = (gold: string, predicted: string, confidence = 1): Prediction => ({ gold, predicted, confidence });
 
@@ -31,5 +31,14 @@ describe('language-ID metrics', () => {
       { gold: 'bos_Latn', predicted: 'hrv_Latn', count: 2 },
       { gold: 'hrv_Latn', predicted: 'srp_Latn', count: 1 },
     ]);
+  });
+
+  it('gives each confusable cluster present its accuracy and the share of its errors that stay inside it', () => {
+    const preds = [p('bos_Latn', 'hrv_Latn'), p('bos_Latn', 'eng_Latn'), p('hrv_Latn', 'hrv_Latn'), p('srp_Cyrl', 'bos_Cyrl'), p('nno_Latn', 'nob_Latn'), p('nob_Latn', 'nob_Latn')];
+    const byCluster = Object.fromEntries(clusterFigures(preds).map((c) => [c.cluster, c]));
+    // srp_Cyrl is outside bos/hrv/srp_Latn (the Latin-script cluster)
+    expect(byCluster['bos/hrv/srp_Latn']).toEqual({ cluster: 'bos/hrv/srp_Latn', members: 2, texts: 3, accuracy: 1 / 3, errorsInside: 1 / 2 });
+    expect(byCluster['nob/nno/dan/swe']).toMatchObject({ members: 2, texts: 2, accuracy: 0.5, errorsInside: 1 });
+    expect(byCluster['kin/run']).toBeUndefined();
   });
 });
