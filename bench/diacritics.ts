@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { DIACRITICS_SOURCES, heldOut, linesOf } from '../scripts/diacritics-data.ts';
 import { formOf, inCase, stripMarks, units, vietnameseToneOnFirstVowel, type Unit } from '../services/capabilities/diacritize/marks.ts';
 import { openTagger, scoreSlots, type Loaded, type Row } from '../services/capabilities/diacritize/backends/diactag.ts';
-import { formFrom, slotsOf, type Slot } from '../services/capabilities/diacritize/tagger.ts';
+import { bestClass, formFrom, slotsOf, type Slot } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures } from '../services/capabilities/diacritize/tagger-features.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { BACKENDS, capabilityModule } from '../services/capabilities/index.ts';
@@ -208,8 +208,8 @@ async function taggerCalibration(name: string): Promise<Array<Record<string, str
       t.slots.forEach((slot) => {
         const p = probs.subarray(row * C, (row + 1) * C);
         row++;
-        let best = -1; let pBest = -1;
-        for (const c of slot.candidates) if (p[c]! > pBest) { pBest = p[c]!; best = c; }
+        const best = bestClass(slot, p, 0, C);
+        const pBest = p[best]!;
         const u = t.us[slot.unit]!;
         const right = inCase(formFrom(u.base, m.classes[best]!), u.upper, lang) === want[slot.unit]?.text;
         for (const [th, c] of cal) { if (pBest < th) c.left++; else { c.decided++; if (right) c.right++; } }

@@ -33,7 +33,9 @@ const dev = (line: string) => fnv1a(stripMarks(line), DEV_SEED) % 20 === 0;
 
 /** The decoder's settings other than the weight (written to config.json with it). */
 const SETTINGS = { file: 'word-lm.tsv.gz', discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), order: Number(a.order) };
-const lm = new WordLm({ ...SETTINGS, char_weight: {} });
+/** The decoder's settings; the grid sets `char_weight`. */
+const spec: WordLmSpec = { ...SETTINGS, char_weight: {} };
+const lm = new WordLm(spec);
 const train = trainingLines(a.corpora, Infinity, dev);
 lm.parse(wordLmText(train));
 const devLines = new Map([...trainingLines(a.corpora, Infinity)].filter(([l]) => !a.only || a.only.split(',').includes(l)).map(([l, ls]) => [l, ls.filter(dev).slice(0, Number(a.lines))]));
@@ -65,8 +67,7 @@ for (const [lang, ls] of devLines) {
   const o = { language: lang, minConfidence: 0, caseEndings: true };
   row.network = score((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o)).toFixed(1);
   for (const w of weights) {
-    const spec: WordLmSpec = { ...lm.spec, char_weight: { default: w } };
-    Object.assign(lm.spec, spec);
+    spec.char_weight = { default: w };
     const acc = score((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, { ...o, chosen: decodeText(lm, lang, t.us, t.slots, probs[k]!, m.classes, 0.01) }));
     row[`w=${w}`] = acc.toFixed(1);
     if (!accs.has(lang)) accs.set(lang, new Map());

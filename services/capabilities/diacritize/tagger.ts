@@ -48,6 +48,18 @@ export function slotsOf(us: readonly Unit[], text: string, candidates: Record<st
   return out;
 }
 
+/**
+ * A slot's most probable class among its candidates.
+ * @param probs class probabilities of the text's slots, `C` per slot
+ * @param k the slot's row in `probs`
+ * @returns the class id
+ */
+export function bestClass(slot: Slot, probs: ArrayLike<number>, k: number, C: number): number {
+  let best = slot.candidates[0]!; let pBest = -1;
+  for (const c of slot.candidates) { const p = probs[k * C + c]!; if (p > pBest) { pBest = p; best = c; } }
+  return best;
+}
+
 /** How a restored letter is chosen. */
 export interface RestoreOptions {
   /** ISO 639-3 (`ara` for both Arabic settings) */
@@ -77,9 +89,8 @@ export function restore(us: readonly Unit[], slots: readonly Slot[], probs: Arra
   const C = classes.length;
   slots.forEach((slot, k) => {
     const u = us[slot.unit]!;
-    let best = slot.candidates[0]!; let pBest = -1;
-    if (o.chosen) { best = o.chosen[k]!; pBest = probs[k * C + best]!; }
-    else for (const c of slot.candidates) { const p = probs[k * C + c]!; if (p > pBest) { pBest = p; best = c; } }
+    const best = o.chosen ? o.chosen[k]! : bestClass(slot, probs, k, C);
+    const pBest = probs[k * C + best]!;
     if (u.marked) {
       const typed = classOf(u.text.toLowerCase().normalize('NFC'), u.base);
       const t = classes.indexOf(typed);

@@ -29,7 +29,7 @@
 import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { formOf, units, type Unit } from './marks.ts';
-import { classOf, formFrom, type Slot } from './tagger.ts';
+import { bestClass, classOf, formFrom, type Slot } from './tagger.ts';
 
 /** Settings of the word-level rescoring (config.json `word_lm`). */
 export interface WordLmSpec {
@@ -133,6 +133,14 @@ export class WordLm {
 /** A word's lexicon key: lower case, marks stripped (its units' bases). */
 export const keyOf = (form: string): string => units(form).map((u) => u.base).join('');
 
+/** Class id by class string, per class list (a model's list is built once, not per text). */
+const CLASS_INDEX = new WeakMap<readonly string[], ReadonlyMap<string, number>>();
+function indexOf(classes: readonly string[]): ReadonlyMap<string, number> {
+  let m = CLASS_INDEX.get(classes);
+  if (!m) CLASS_INDEX.set(classes, (m = new Map(classes.map((c, i) => [c, i]))));
+  return m;
+}
+
 /** A word of a text: units [from, to) and the slots inside it, [s0, s1). */
 interface Word { from: number; to: number; s0: number; s1: number; }
 
@@ -157,8 +165,8 @@ function wordsWithSlots(us: readonly Unit[], slots: readonly Slot[]): Word[] {
 /**
  * The class of every slot of a text after word-level rescoring: per word, the candidate
  * forms (the network's best, and the lexicon's forms of the word's key), scored by
- * `char_weight` × the network's log probability plus the bigram language model, best path
- * by Viterbi. A letter the caller typed with marks that the network does not reject
+ * `char_weight` × the network's log probability plus the language model (trigram, or
+ * bigram with `order` 2), best path by Viterbi. A letter the caller typed with marks that the network does not reject
  * (probability ≥ `keepTypedBelow`) restricts the word's candidates to forms that keep it.
  * @param probs per slot, the probability of every class (row k of slot k, `classes.length` long)
  * @param classes the class strings, by id
@@ -166,14 +174,9 @@ function wordsWithSlots(us: readonly Unit[], slots: readonly Slot[]): Word[] {
  */
 export function decodeText(lm: WordLm, language: string, us: readonly Unit[], slots: readonly Slot[], probs: ArrayLike<number>, classes: readonly string[], keepTypedBelow: number): Int32Array {
   const C = classes.length;
-  const classIndex = new Map(classes.map((c, i) => [c, i]));
-  const chosen = new Int32Array(slots.length);
+  const classIndex = indexOf(classes);
   // the network's own choice per slot
-  slots.forEach((slot, k) => {
-    let best = slot.candidates[0]!; let pBest = -1;
-    for (const c of slot.candidates) { const p = probs[k * C + c]!; if (p > pBest) { pBest = p; best = c; } }
-    chosen[k] = best;
-  });
+  const chosen = Int32Array.from(slots, (slot, k) => bestClass(slot, probs, k, C));
   if (!lm.has(language)) return chosen;
   const words = wordsWithSlots(us, slots);
   if (words.length === 0) return chosen;
