@@ -25,7 +25,10 @@ const BATCH_BODY = { type: 'object', required: ['texts'], properties: { texts: {
 const ANSWER = {
   type: 'object',
   properties: {
-    language: { type: 'string' }, script: { type: 'string' }, label: { type: 'string' }, language_name: { type: 'string' },
+    language: { type: 'string', description: 'ISO 639-3 code; `zxx` for text without language, `und` for letters of a script no model label uses and several languages write' },
+    script: { type: 'string', description: 'ISO 15924 code of the text\'s script (`Zxxx` with `zxx`)' },
+    label: { type: 'string', description: '`<language>_<script>`: a model label, `zxx_Zxxx` (no letters, or code, markup, random letters), or for a script no label uses the script\'s language from Unicode CLDR (`sat_Olck`) or `und_<Script>`, with a warning' },
+    language_name: { type: 'string' },
     confidence: { type: 'number' },
     top: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' }, language: { type: 'string' }, score: { type: 'number' } } } },
     warnings: { type: 'array', items: { type: 'string' } },
