@@ -93,6 +93,15 @@ for (const MODEL of ['diacnet-2.0', 'diacnet-mini-2.0']) {
       expect(r.body.errors).toEqual([{ index: 1, status: 400, code: 'INVALID_REQUEST', error: expect.stringMatching(/German/) }]);
     });
 
+    it('restores a text at the 20,000-character limit (a 19,000-letter word included) and refuses one character more', async () => {
+      const text = `${'a'.repeat(19_000)} ${'Zazolc gesla jazn. '.repeat(60)}`.slice(0, 20_000);
+      const r = await restore(text, 'pol');
+      expect(r.status).toBe(200);
+      expect(stripMarks(r.body.text)).toBe(text);
+      expect(r.body.usage).toEqual({ characters: 20_000, billable_units: 20 });
+      expect((await restore(`${text}a`, 'pol')).status).toBe(400);
+    });
+
     it('passes digits, URLs and other scripts through', async () => {
       const r = await restore('Zazolc 2024 gesla jazn https://example.pl/zazolc Привет', 'pol');
       expect(r.body.text).toMatch(/^Zażółć 2024 /);
