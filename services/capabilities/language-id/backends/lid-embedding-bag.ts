@@ -4,13 +4,16 @@
  * Model folder: config.json (features, calibration or temperature), labels.json,
  * prior.json, <version>/model.onnx with the inputs of {@link lidFeeds} and outputs
  * logits and probs float32[N,C] (graph: scripts/lid-onnx.ts): the softmax with
- * temperature, traffic prior and label mask runs inside onnxruntime.
+ * temperature, traffic prior and label mask runs inside onnxruntime; then, where the
+ * folder has clusters.json.gz, the second stage of a confusable cluster (../clusters.ts).
  */
 import * as ort from 'onnxruntime-node';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { featureIds, type FeatureSpec } from '../features.ts';
 import { answerFrom, modelInfo, planDecode, preflight, type DecodePlan, type LidAnswer, type LidModelInfo, type TemperatureBucket } from '../decode.ts';
+import { CLUSTERS_FILE, refineWithClusters, type ClusterFile } from '../clusters.ts';
 import { ModelRepository } from '../../../models/repository.ts';
 import { LoadedModels } from '../../../workers/engines/sessions.ts';
 import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
@@ -66,9 +69,11 @@ export function lidFeeds(rows: readonly LidRow[], buckets: number, logPrior: Flo
 
 /**
  * Reads what decoding needs of a language-ID model folder: config.json (features,
- * `calibration` buckets or one `temperature`), labels.json and prior.json.
+ * `calibration` buckets or one `temperature`), labels.json, prior.json and, where the
+ * folder has one, the second stages of confusable clusters (../clusters.ts,
+ * clusters.json.gz).
  * @returns null when the model is not installed
- * @throws when a file is unreadable or not JSON
+ * @throws when a file is unreadable or not JSON, or the clusters name unknown labels
  */
 export function readLidModel(repo: ModelRepository, name: string): { info: LidModelInfo; features: FeatureSpec; modelPath: string } | null {
   const cfg = repo.config(name);
@@ -79,7 +84,9 @@ export function readLidModel(repo: ModelRepository, name: string): { info: LidMo
   const calibration = Array.isArray(cfg.calibration)
     ? (cfg.calibration as Array<{ max_chars: number | null; temperature: number }>).map((b): TemperatureBucket => ({ maxChars: b.max_chars, temperature: b.temperature }))
     : Number(cfg.temperature ?? 1);
-  return { info: modelInfo(labels, prior, calibration), features: cfg.features as FeatureSpec, modelPath: cfg.modelPath };
+  const clustersPath = join(dir, CLUSTERS_FILE);
+  const clusters = existsSync(clustersPath) ? JSON.parse(gunzipSync(readFileSync(clustersPath)).toString('utf8')) as ClusterFile : undefined;
+  return { info: modelInfo(labels, prior, calibration, clusters), features: cfg.features as FeatureSpec, modelPath: cfg.modelPath };
 }
 
 /** Creates the engine. */
@@ -115,7 +122,11 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
         const out = await m.session.run(lidFeeds(rows, m.features.buckets, m.info.logPrior));
         const probs = out.probs!.data as Float32Array;
         const C = m.info.labels.length;
-        rows.forEach((r, n) => done(r.i, answerFrom(probs.subarray(n * C, (n + 1) * C), m.info, r.plan.chars, inputs[r.i]!.topK)));
+        rows.forEach((r, n) => {
+          const row = probs.subarray(n * C, (n + 1) * C);
+          refineWithClusters(row, m.info.clusters, inputs[r.i]!.text);
+          done(r.i, answerFrom(row, m.info, r.plan.chars, inputs[r.i]!.topK));
+        });
       }
       return results as Array<ItemResult<LidAnswer & { text: string | null }>>;
     },
