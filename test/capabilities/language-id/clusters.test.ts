@@ -25,6 +25,19 @@ describe('clusterFeatures', () => {
   it('gives single characters and character pairs for Han, which has no spaces between words', () => {
     expect(clusterFeatures('佢哋').sort()).toEqual(['c:佢', 'c:佢哋', 'c:哋'].sort());
   });
+  it('pairs words across punctuation but not across a Han run', () => {
+    expect(clusterFeatures('ja, nei')).toContain('b:ja nei');
+    const f = clusterFeatures('abc 中文 def');
+    expect(f).toContain('c:中文');
+    expect(f).not.toContain('b:abc def');
+  });
+  it('scores each feature once per text, as the trainer counts it', () => {
+    const stages = loadClusterStages({ version: 1, clusters: [{ members: ['nob_Latn', 'nno_Latn'], lambda: 1, weights: { 'w:ikkje': [-1, 1] } }] }, LABELS);
+    const once = Float64Array.from([0, 0, 0.4, 0.6]), twice = Float64Array.from([0, 0, 0.4, 0.6]);
+    refineWithClusters(once, stages, 'ikkje');
+    refineWithClusters(twice, stages, 'ikkje ikkje ikkje');
+    expect(twice[2]).toBeCloseTo(once[2]!, 12);
+  });
   it('reads at most 2,000 characters', () => {
     expect(clusterFeatures(`${'a '.repeat(1000)}zzz`)).not.toContain('w:zzz');
   });
@@ -72,5 +85,15 @@ describe('refineWithClusters', () => {
     const opts = { mode: 'coverage' as const, topK: 4, candidates: null };
     expect(decode(logits, info, 'eg veit ikkje', new Set(['Latn']), opts).label).toBe('nno_Latn');
     expect(decode(logits, modelInfo(LABELS, {}, 1), 'eg veit ikkje', new Set(['Latn']), opts).label).toBe('nob_Latn');
+  });
+});
+describe.each(['lid-neural-608', 'lid-lite-608'])('%s clusters file', (model) => {
+  const path = new URL(`../../../models/${model}/${CLUSTERS_FILE}`, import.meta.url);
+  it('names only the model\'s labels, with λ > 0 and one weight per member', () => {
+    const file = JSON.parse(gunzipSync(readFileSync(path)).toString('utf8')) as ClusterFile;
+    const labels = JSON.parse(readFileSync(new URL(`../../../models/${model}/labels.json`, import.meta.url), 'utf8')) as string[];
+    expect(() => loadClusterStages(file, labels)).not.toThrow();
+    expect(file.clusters.length).toBeGreaterThan(0);
+    for (const c of file.clusters) expect(c.lambda).toBeGreaterThan(0);
   });
 });
