@@ -247,3 +247,16 @@ export function heldOutTexts(pools: ReadonlyMap<string, Pool>): HeldOutText[] {
   }
   return out;
 }
+
+/**
+ * The model card's table of training text per label (Markdown): running-text lines for
+ * training and held out, CLDR lexicon entries, and the sources (file names of
+ * `../shared/data/corpora`, `udhr:<code>`, `cv:<locale>`; CLDR locales left out).
+ */
+export function dataTable(pools: ReadonlyMap<string, Pool>): string {
+  const rows = [...pools].sort(([a], [b]) => (a < b ? -1 : 1)).map(([label, p]) => {
+    const sources = [...p.sources].filter((s) => !s.startsWith('cldr:')).join(', ');
+    return `| ${label} | ${p.train.length} | ${p.heldOut.length} | ${p.lexicon.length + p.lexiconHeldOut.length} | ${sources} |`;
+  });
+  return `| label | training lines | held-out lines | lexicon entries | sources |\n|---|---:|---:|---:|---|\n${rows.join('\n')}`;
+}

@@ -41,7 +41,7 @@ import { featureIds, type FeatureSpec } from '../services/capabilities/language-
 import { buildPrior } from './lid-prior.ts';
 import { rng } from './rng.ts';
 import { trainClusterWeights, writeClusterStages } from './lid-clusters.ts';
-import { HELD_OUT_SETS, heldOutTexts, loadTrainingText, shuffle, snippet, WITHHELD, type Pool } from './lid-data.ts';
+import { dataTable, HELD_OUT_SETS, heldOutTexts, loadTrainingText, shuffle, snippet, WITHHELD, type Pool } from './lid-data.ts';
 import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from './lid-noise.ts';
 import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/capabilities/language-id/decode.ts';
 import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
@@ -358,6 +358,10 @@ Confusions among closely related languages on the held-out split (all four sets,
 ${confusions.map((c) => `- ${c}`).join('\n')}
 
 Figures on the independent web-domain test sets (../shared/data/lid-eval) beside franc-all and cld3-asm: \`npm run bench:lid\` (docs/language-id.md).
+
+## Training text per label
+
+${dataTable(pools)}
 `);
   console.log(`wrote ${dir} (${(bytes.length / 1e6).toFixed(1)} MB)`);
 }
