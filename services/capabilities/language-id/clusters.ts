@@ -1,19 +1,20 @@
 /**
  * Second stage of language ID for clusters of confusable languages (issue 14): a
- * log-linear classifier over word, word-pair and word-ending features, trained only on
+ * log-linear classifier over the members' frequent words and word pairs, trained only on
  * the cluster's training text (scripts/lid-clusters.ts), that re-ranks the members of a
  * cluster when the first stage's best label is one of them.
  *
  * The first stage (a bag of hashed character n-grams) tells scripts and language
  * families apart well but mixes up languages that share most of their n-grams
- * (Bokmål "ikke" / Nynorsk "ikkje", Egyptian "عايز" / Moroccan "بغيت"); a cluster's own
+ * (Bokmål "ikke" / Nynorsk "ikkje", Croatian "tisuća" / Serbian "hiljada"); a cluster's own
  * classifier can give those distinctive words a weight of their own. Combination
  * (a product of experts, Hinton 2002): inside the cluster,
  * `p(m) ∝ p₁(m) · exp(λ · s_m)`, where `s_m` is the member's score (sum of the weights of
  * the text's features, no bias, so a text without known features keeps the first
  * stage's ranking), and the cluster keeps the first stage's total probability, so labels
  * outside the cluster, masks and candidate restrictions are unchanged. λ is chosen per
- * model and cluster on the held-out split; a cluster whose best λ is 0 is not shipped.
+ * model and cluster on the held-out split; a cluster that does not win there, or that
+ * gets fewer of the project's check sentences right, is not shipped (scripts/lid-clusters.ts).
  */
 
 /** File of a language-ID model folder that holds its second stages (gzip JSON, {@link ClusterFile}); optional. */
