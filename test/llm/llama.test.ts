@@ -80,7 +80,7 @@ describe('llama.cpp runtime on the tiny model', () => {
   });
   it('keeps generation inside a JSON-Schema grammar', async () => {
     const llama = await llamaRuntime();
-    // (an "integer" property is not enough: node-llama-cpp 3.22's grammar let the tiny
+    // (an "integer" property is not enough: node-llama-cpp 3.21's grammar let the tiny
     // model write a number its own parse() then refused as not an integer)
     const grammar = await llama.createGrammarForJsonSchema({
       type: 'object', properties: { urgent: { type: 'boolean' }, priority: { enum: ['low', 'high'] } }, required: ['urgent', 'priority'], additionalProperties: false,
