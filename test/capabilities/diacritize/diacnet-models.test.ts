@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripMarks, units } from '../../../services/capabilities/diacritize/marks.ts';
+import { expectTextLimit } from './text-limit.ts';
 import type { Embedded } from '../../../services/embedded.ts';
 import { post, startService, until } from '../../helpers/service.ts';
 
@@ -94,12 +95,7 @@ for (const MODEL of ['diacnet-2.0', 'diacnet-mini-2.0']) {
     });
 
     it('restores a text at the 20,000-character limit (a 19,000-letter word included) and refuses one character more', async () => {
-      const text = `${'a'.repeat(19_000)} ${'Zazolc gesla jazn. '.repeat(60)}`.slice(0, 20_000);
-      const r = await restore(text, 'pol');
-      expect(r.status).toBe(200);
-      expect(stripMarks(r.body.text)).toBe(text);
-      expect(r.body.usage).toEqual({ characters: 20_000, billable_units: 20 });
-      expect((await restore(`${text}a`, 'pol')).status).toBe(400);
+      await expectTextLimit((text, language) => restore(text, language));
     });
 
     it('passes digits, URLs and other scripts through', async () => {

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripMarks, units } from '../../../services/capabilities/diacritize/marks.ts';
+import { expectTextLimit } from './text-limit.ts';
 import type { Embedded } from '../../../services/embedded.ts';
 import { AUTH, post, startService, until } from '../../helpers/service.ts';
 
@@ -103,13 +104,7 @@ describe('POST /v1/diacritize with diactag-2.0', () => {
   });
 
   it('restores a text at the 20,000-character limit, one word of 19,000 letters included, and refuses one character more', async () => {
-    const text = `${'a'.repeat(19_000)} ${'Zazolc gesla jazn. '.repeat(60)}`.slice(0, 20_000);
-    expect(text.length).toBe(20_000);
-    const r = await restore(text, 'pol');
-    expect(r.status).toBe(200);
-    expect(stripMarks(r.body.text)).toBe(text);
-    expect(r.body.usage).toEqual({ characters: 20_000, billable_units: 20 });
-    expect((await restore(`${text}a`, 'pol')).status).toBe(400);
+    await expectTextLimit((text, language) => restore(text, language));
   });
 
   it('refuses bad input with 400', async () => {
