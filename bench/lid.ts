@@ -33,12 +33,10 @@ import { loadModule } from 'cld3-asm';
 import { getLIDModel } from 'fasttext.wasm.js';
 import { iso6393To1 } from 'iso-639-3';
 import * as ort from 'onnxruntime-node';
-import { createEngine, lidFeeds, readLidModel } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import { createEngine, lidFeeds, planRows, readLidModel } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { CLUSTERS_FILE } from '../services/capabilities/language-id/clusters.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import type { LanguageIdInput } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
-import { featureIds } from '../services/capabilities/language-id/features.ts';
-import { planDecode, preflight, type DecodePlan } from '../services/capabilities/language-id/decode.ts';
 import { accuracy, clusterFigures, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -266,7 +264,7 @@ async function main(): Promise<void> {
     const { info, features, modelPath } = readLidModel(repo, model)!;
     const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
     const feeds = batches.map((b) => {
-      const rows = b.map((x, i) => ({ i, ids: featureIds(x.text, features), plan: planDecode(info, x.text, (preflight(x.text) as { scripts: Set<string> }).scripts, x) as DecodePlan }));
+      const rows = planRows(info, features, b, () => {});
       return { n: b.length, feed: lidFeeds(rows, features.buckets, info.logPrior) };
     });
     let j = 0;

@@ -28,9 +28,7 @@ import { rng } from './rng.ts';
 import { gzipSync } from 'node:zlib';
 import { CLUSTERS_FILE, clusterFeatures, loadClusterStages, refineWithClusters, type ClusterFile, type ClusterSpec } from '../services/capabilities/language-id/clusters.ts';
 import { RELATED_LANGUAGES } from '../services/capabilities/language-id/evaluation.ts';
-import { featureIds } from '../services/capabilities/language-id/features.ts';
-import { planDecode, preflight } from '../services/capabilities/language-id/decode.ts';
-import { lidFeeds, readLidModel, type LidRow } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import { lidFeeds, planRows, readLidModel } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 
 /**
@@ -165,18 +163,12 @@ async function firstStage(repo: string, name: string, texts: readonly string[]):
   const C = model.info.labels.length;
   const rows: Array<Float32Array | null> = new Array(texts.length).fill(null);
   for (let start = 0; start < texts.length; start += 256) {
-    const batch: LidRow[] = [];
-    for (let i = start; i < Math.min(texts.length, start + 256); i++) {
-      const pre = preflight(texts[i]!);
-      if ('answer' in pre) continue;
-      const plan = planDecode(model.info, texts[i]!, pre.scripts, { mode: 'coverage', topK: 1, candidates: null });
-      if ('answer' in plan) continue;
-      batch.push({ i, ids: featureIds(texts[i]!, model.features), plan });
-    }
+    const inputs = texts.slice(start, start + 256).map((text) => ({ text, mode: 'coverage' as const, topK: 1, candidates: null }));
+    const batch = planRows(model.info, model.features, inputs, () => {});
     if (batch.length === 0) continue;
     const out = await session.run(lidFeeds(batch, model.features.buckets, model.info.logPrior));
     const probs = out.probs!.data as Float32Array;
-    batch.forEach((b, n) => { rows[b.i] = Float32Array.from(probs.subarray(n * C, (n + 1) * C)); });
+    batch.forEach((b, n) => { rows[start + b.i] = Float32Array.from(probs.subarray(n * C, (n + 1) * C)); });
   }
   await session.release();
   return { labels: model.info.labels, rows };

@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { featureIds, type FeatureSpec } from '../features.ts';
-import { answerFrom, modelInfo, planDecode, preflight, type DecodePlan, type LidAnswer, type LidModelInfo, type TemperatureBucket } from '../decode.ts';
+import { answerFrom, modelInfo, planDecode, preflight, type DecodeOptions, type DecodePlan, type LidAnswer, type LidModelInfo, type TemperatureBucket } from '../decode.ts';
 import { CLUSTERS_FILE, refineWithClusters, type ClusterFile } from '../clusters.ts';
 import { ModelRepository } from '../../../models/repository.ts';
 import { LoadedModels } from '../../../workers/engines/sessions.ts';
@@ -68,6 +68,25 @@ export function lidFeeds(rows: readonly LidRow[], buckets: number, logPrior: Flo
 }
 
 /**
+ * Plans the texts of a micro-batch: a text that needs no model (no letters, or only a
+ * script no label uses: see ../decode.ts `preflight`, `planDecode`) is answered through
+ * `answered`; the others become the model's rows, in input order.
+ * @param inputs texts with their decode options
+ * @param answered called with the input's index and its answer
+ */
+export function planRows(info: LidModelInfo, features: FeatureSpec, inputs: ReadonlyArray<{ text: string } & DecodeOptions>, answered: (i: number, answer: LidAnswer) => void): LidRow[] {
+  const rows: LidRow[] = [];
+  inputs.forEach((input, i) => {
+    const pre = preflight(input.text);
+    if ('answer' in pre) return answered(i, pre.answer);
+    const plan = planDecode(info, input.text, pre.scripts, input);
+    if ('answer' in plan) return answered(i, plan.answer);
+    rows.push({ i, ids: featureIds(input.text, features), plan });
+  });
+  return rows;
+}
+
+/**
  * Reads what decoding needs of a language-ID model folder: config.json (features,
  * `calibration` buckets or one `temperature`), labels.json, prior.json and, where the
  * folder has one, the second stages of confusable clusters (../clusters.ts,
@@ -109,15 +128,8 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
     async run(name, inputs) {
       const m = await models.get(name);
       const results: Array<ItemResult<LidAnswer & { text: string | null }> | undefined> = new Array(inputs.length);
-      const rows: LidRow[] = [];
       const done = (i: number, a: LidAnswer) => { results[i] = { output: { ...a, text: inputs[i]!.echoText ? inputs[i]!.text : null }, failure: null }; };
-      inputs.forEach((input, i) => {
-        const pre = preflight(input.text);
-        if ('answer' in pre) return done(i, pre.answer);
-        const plan = planDecode(m.info, input.text, pre.scripts, input);
-        if ('answer' in plan) return done(i, plan.answer);
-        rows.push({ i, ids: featureIds(input.text, m.features), plan });
-      });
+      const rows = planRows(m.info, m.features, inputs, done);
       if (rows.length > 0) {
         const out = await m.session.run(lidFeeds(rows, m.features.buckets, m.info.logPrior));
         const probs = out.probs!.data as Float32Array;
