@@ -46,6 +46,15 @@ export interface ModelConfig {
   version_policy: VersionPolicy;
   /** file of a version folder that holds the weights */
   model_file: string;
+  /**
+   * Weights kept outside the version folders (a GGUF file an operator supplies): paths
+   * tried in order, relative to the model's folder or absolute, with `${VAR}` replaced by
+   * the environment variable (a path whose variable is unset is skipped), e.g.
+   * `["${MODEL_WEIGHTS_DIR}/purplemist-flash-1.0.gguf", "1/model.gguf"]`. The first file
+   * that exists serves, as version 1; none = not installed.
+   */
+  weights?: string[];
+  /** typed inputs (absent for a model with `weights`: the GGUF file declares its own) */
   inputs: Record<string, TensorSpec>;
   outputs: Record<string, TensorSpec>;
   [field: string]: unknown;
@@ -72,7 +81,7 @@ const TENSOR = {
 /** The JSON Schema of config.json. */
 export const MODEL_CONFIG_SCHEMA = {
   type: 'object',
-  required: ['name', 'capability', 'backend', 'inputs', 'outputs'],
+  required: ['name', 'capability', 'backend'],
   properties: {
     name: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' },
     capability: { enum: [...CAPABILITIES] },
@@ -94,9 +103,14 @@ export const MODEL_CONFIG_SCHEMA = {
       ],
     },
     model_file: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' },
+    weights: { type: 'array', minItems: 1, maxItems: 16, items: { type: 'string', minLength: 1, maxLength: 4096 } },
     inputs: { type: 'object', minProperties: 1, additionalProperties: TENSOR },
     outputs: { type: 'object', minProperties: 1, additionalProperties: TENSOR },
   },
+  // a model with version folders (an ONNX graph) declares its tensors; a GGUF model's
+  // weights file declares its own
+  if: { not: { required: ['weights'] } },
+  then: { required: ['inputs', 'outputs'] },
 } as const;
 
 const Ajv = AjvModule.default ?? AjvModule;
@@ -127,7 +141,7 @@ export function parseModelConfig(raw: unknown, file: string, folder: string): Mo
   const cfg = raw as Partial<ModelConfig> & { name: string };
   if (cfg.name !== folder) throw new ModelConfigError(`${file}: name "${cfg.name}" is not the folder's name "${folder}"`);
   return {
-    ...MODEL_DEFAULTS, ...cfg,
+    ...MODEL_DEFAULTS, inputs: {}, outputs: {}, ...cfg,
     dynamic_batching: { ...MODEL_DEFAULTS.dynamic_batching, ...cfg.dynamic_batching },
   } as ModelConfig;
 }

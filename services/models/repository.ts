@@ -5,8 +5,8 @@
  * names a backend this build has for its capability, and the version its policy picks
  * holds the model file (the latest such folder by default).
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { BACKENDS } from '../capabilities/index.ts';
 import { ModelConfigError, parseModelConfig, type ModelConfig } from './config.ts';
 
@@ -73,6 +73,10 @@ export class ModelRepository {
     const backend = BACKENDS[cfg.backend];
     if (!backend) throw new ModelConfigError(`${file}: backend "${cfg.backend}" is not one of this build's (${Object.keys(BACKENDS).join(', ')})`);
     if (backend.capability !== cfg.capability) throw new ModelConfigError(`${file}: backend "${cfg.backend}" runs ${backend.capability}, not ${cfg.capability}`);
+    if (cfg.weights) {
+      const path = resolveWeights(dir, cfg.weights);
+      return path === null ? null : { ...cfg, version: 1, dir, modelPath: path };
+    }
     const version = this.versionOf(dir, cfg);
     return version === null ? null : { ...cfg, version, dir, modelPath: join(dir, String(version), cfg.model_file) };
   }
@@ -84,4 +88,26 @@ export class ModelRepository {
     const versions = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && /^[1-9]\d*$/.test(e.name)).map((e) => Number(e.name)).filter(has);
     return versions.length > 0 ? Math.max(...versions) : null;
   }
+}
+
+/**
+ * The first of a config's `weights` paths that names an existing file: `${VAR}` is
+ * replaced by the environment variable (a path naming an unset or empty one is skipped), a
+ * relative path is read from the model's folder.
+ * @param env the environment (process.env)
+ * @returns the file's path, or null when none exists
+ */
+export function resolveWeights(dir: string, paths: readonly string[], env: NodeJS.ProcessEnv = process.env): string | null {
+  for (const p of paths) {
+    let unset = false;
+    const expanded = p.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+      const v = env[name];
+      if (!v) unset = true;
+      return v ?? '';
+    });
+    if (unset) continue;
+    const path = isAbsolute(expanded) ? expanded : join(dir, expanded);
+    try { if (statSync(path).isFile()) return path; } catch { /* not there */ }
+  }
+  return null;
 }

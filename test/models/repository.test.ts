@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MODEL_DEFAULTS } from '../../services/models/config.ts';
-import { ModelConfigError, ModelRepository } from '../../services/models/repository.ts';
+import { ModelConfigError, ModelRepository, resolveWeights } from '../../services/models/repository.ts';
 
 const MODELS = join(import.meta.dirname, '..', '..', 'models');
 
@@ -20,6 +20,39 @@ function repoWith(edit: (cfg: Record<string, unknown>) => Record<string, unknown
   writeFileSync(file, JSON.stringify(edit(JSON.parse(readFileSync(file, 'utf8')))));
   return { root, dir };
 }
+
+describe('weights outside the version folders (GGUF models, config.json `weights`)', () => {
+  /** A repository with purplemist-flash-1.0's committed config.json and no weights. */
+  const generative = () => {
+    const root = mkdtempSync(join(tmpdir(), 'repo-'));
+    cpSync(join(MODELS, 'purplemist-flash-1.0', 'config.json'), join(root, 'purplemist-flash-1.0', 'config.json'));
+    return root;
+  };
+  it('is not installed while no path names a file (coming soon, 503)', () => {
+    expect(resolveWeights('/nowhere', ['${NO_SUCH_VARIABLE_XYZ}/m.gguf', '1/model.gguf'], {})).toBeNull();
+    const root = generative();
+    expect(new ModelRepository(root).config('purplemist-flash-1.0')).toBeNull();
+    expect(new ModelRepository(root).check()).toEqual([]);
+  });
+  it('takes the first path that names a file: an environment variable, else one relative to the folder', () => {
+    const root = generative();
+    const dir = join(root, 'purplemist-flash-1.0');
+    mkdirSync(join(dir, '1'));
+    writeFileSync(join(dir, '1', 'model.gguf'), 'GGUF');
+    const weights = mkdtempSync(join(tmpdir(), 'weights-'));
+    writeFileSync(join(weights, 'purplemist-flash-1.0.gguf'), 'GGUF');
+    const paths = ['${W}/purplemist-flash-1.0.gguf', '1/model.gguf'];
+    expect(resolveWeights(dir, paths, { W: weights })).toBe(join(weights, 'purplemist-flash-1.0.gguf'));
+    expect(resolveWeights(dir, paths, {})).toBe(join(dir, '1', 'model.gguf'));
+    expect(resolveWeights(dir, paths, { W: '' })).toBe(join(dir, '1', 'model.gguf'));
+    expect(resolveWeights(dir, [join(weights, 'purplemist-flash-1.0.gguf')], {})).toBe(join(weights, 'purplemist-flash-1.0.gguf'));
+    expect(new ModelRepository(root).config('purplemist-flash-1.0')).toMatchObject({ backend: 'llama-decide', version: 1, modelPath: join(dir, '1', 'model.gguf'), inputs: {}, context_length: 32768 });
+  });
+  it('needs typed inputs and outputs only without weights', () => {
+    const { root } = repoWith(({ inputs, ...rest }) => rest);
+    expect(() => new ModelRepository(root).check()).toThrow(/must have required property 'inputs'/);
+  });
+});
 
 describe('ModelRepository', () => {
   it('reads the committed models: backend, batching, instances, typed inputs, the latest version', () => {
@@ -58,7 +91,7 @@ describe('ModelRepository', () => {
       [(c) => ({ ...c, dynamic_batching: { max_queue_size: 'lots' } }), /config\.json: dynamic_batching\.max_queue_size must be integer/],
       [(c) => ({ ...c, instance_count: 1.5 }), /config\.json: instance_count must be integer/],
       [(c) => ({ ...c, inputs: { ids: { data_type: 'int33', dims: ['N'] } } }), /config\.json: inputs\.ids\.data_type must be equal to one of the allowed values/],
-      [(c) => ({ ...c, backend: 'teleport' }), /config\.json: backend "teleport" is not one of this build's \(lid-embedding-bag, diactag, diacnet\)/],
+      [(c) => ({ ...c, backend: 'teleport' }), /config\.json: backend "teleport" is not one of this build's \(llama-decide, lid-embedding-bag, diactag, diacnet\)/],
       [(c) => ({ ...c, capability: 'diacritize' }), /config\.json: backend "lid-embedding-bag" runs language-id, not diacritize/],
       [(c) => ({ ...c, name: 'other' }), /config\.json: name "other" is not the folder's name "lid-lite-608"/],
       [({ backend, ...rest }) => rest, /config\.json: \(top level\) must have required property 'backend'/],

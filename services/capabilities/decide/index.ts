@@ -1,9 +1,10 @@
 /**
  * Typed decisions (spec: "Decision request"): POST /v1/decide (+ /batch) and the alias
- * POST /v1/systemone. Billed per answered question. No backend in this build yet: its
- * model answers 503 MODEL_NOT_INSTALLED.
+ * POST /v1/systemone. Billed per answered question. Served by the `llama-decide` backend
+ * on GGUF weights an operator supplies (docs/decide.md); without them the model answers
+ * 503 MODEL_NOT_INSTALLED.
  */
-import { defineCapability } from '../types.ts';
+import { defineCapability, engineModule } from '../types.ts';
 
 /** Languages of the decision and extraction models (spec models table; ISO 639-3). */
 export const DECIDE_LANGUAGES: readonly string[] = ['eng', 'swh', 'hau', 'yor', 'ibo', 'amh', 'zul', 'kin', 'som'];
@@ -19,5 +20,8 @@ export default defineCapability({
   // about a second per item on a GPU (spec): what a few workers finish within the default request timeout
   maxInflightItems: 256,
   routes: async () => [(await import('./routes.ts')).decideRoutes],
-  backends: {},
+  backends: {
+    // option scoring by next-token probabilities on llama.cpp (node-llama-cpp)
+    'llama-decide': engineModule(import.meta.url, './backends/llama-decide'),
+  },
 });

@@ -1,7 +1,7 @@
 /**
  * The loaded models of an engine: each opened once (concurrent loads share one promise),
- * opened again after a failed load, and released on unload. Used by every backend whose
- * models hold an onnxruntime session.
+ * opened again after a failed load, and released on unload. Used by every backend: those
+ * whose models hold an onnxruntime session release it; others (llama.cpp) say how to close.
  */
 import type { InferenceSession } from 'onnxruntime-node';
 
@@ -9,11 +9,14 @@ import type { InferenceSession } from 'onnxruntime-node';
 export interface LoadedModel { session: InferenceSession; }
 
 /** See the module comment. */
-export class LoadedModels<T extends LoadedModel> {
+export class LoadedModels<T> {
   private readonly models = new Map<string, Promise<T>>();
 
-  /** @param open loads a model; throws EngineError MODEL_NOT_INSTALLED when it is not installed */
-  constructor(private readonly open: (name: string) => Promise<T>) {}
+  /**
+   * @param open loads a model; throws EngineError MODEL_NOT_INSTALLED when it is not installed
+   * @param close frees a loaded model (default: release its onnxruntime session)
+   */
+  constructor(private readonly open: (name: string) => Promise<T>, private readonly close: (model: T) => Promise<void> = (m) => (m as LoadedModel).session.release()) {}
 
   /** The loaded model, loading it on first use. @throws what `open` throws */
   get(name: string): Promise<T> {
@@ -30,6 +33,6 @@ export class LoadedModels<T extends LoadedModel> {
   async unload(name: string): Promise<void> {
     const p = this.models.get(name);
     this.models.delete(name);
-    if (p) await (await p).session.release();
+    if (p) await this.close(await p);
   }
 }

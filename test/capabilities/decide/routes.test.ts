@@ -1,0 +1,84 @@
+/**
+ * POST /v1/decide, /v1/systemone and /v1/decide/batch through the embedded pipeline on
+ * the tiny purplemist-flash-1.0 weights (MODEL_WEIGHTS_DIR, models/purplemist-flash-1.0):
+ * the model is listed available, answers have the spec's fields with probabilities over
+ * the caller's keys, a case past the model's context fails alone with 413, and only
+ * answered questions are billed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Embedded } from '../../../services/embedded.ts';
+import { AUTH, post, startService, until } from '../../helpers/service.ts';
+import { useTinyWeights } from '../../helpers/llm.ts';
+
+useTinyWeights();
+const MODEL = 'purplemist-flash-1.0';
+let svc: Embedded;
+beforeAll(async () => {
+  svc = await startService({ RATE_LIMIT_MAX: 1_000_000 }, { capabilities: ['decide'] });
+  await until(async () => {
+    const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/models' });
+    return (res.json() as { models: Array<{ name: string; status: string }> }).models.find((m) => m.name === MODEL)?.status === 'available';
+  }, 20_000, `${MODEL} available`);
+}, 60_000);
+afterAll(async () => { await svc?.close(); });
+
+const QUESTIONS = {
+  intent: { type: 'choice', instructions: 'What does the customer want?', criteria: { refund: 'their money back', status: 'to know where the transfer is', other: null } },
+  angry: { type: 'noul', instructions: 'The customer is angry' },
+  urgency: { type: 'score', instructions: 'How urgent is a reply?', criteria: ['can wait', 'today', 'within the hour'] },
+};
+const STATE = 'Nimetuma pesa jana lakini hazijafika. Naomba mnirudishie haraka!';
+
+const sumsToOne = (p: Record<string, number>) => expect(Object.values(p).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+
+describe('POST /v1/decide on a llama.cpp model', () => {
+  it('answers every question with the spec\'s fields and bills one decision each', async () => {
+    const r = await post(svc, '/v1/decide', { state: STATE, questions: QUESTIONS });
+    expect(r.status).toBe(200);
+    expect(r.body.model).toBe(MODEL);
+    expect(r.body.usage).toEqual({ decisions: 3 });
+    const { intent, angry, urgency } = r.body.answers;
+    expect(Object.keys(intent).sort()).toEqual(['choice', 'confidence', 'probabilities', 'type']);
+    expect(Object.keys(intent.probabilities)).toEqual(['refund', 'status', 'other']);
+    expect(Object.keys(intent.probabilities)).toContain(intent.choice);
+    sumsToOne(intent.probabilities);
+    expect(Object.keys(angry)).toEqual(['type', 'noul']);
+    expect(angry.noul).toBeGreaterThanOrEqual(0);
+    expect(angry.noul).toBeLessThanOrEqual(1);
+    expect(Object.keys(urgency).sort()).toEqual(['confidence', 'legend', 'probabilities', 'score', 'type']);
+    sumsToOne(urgency.probabilities);
+    expect(urgency.score).toBeGreaterThanOrEqual(0);
+    expect(urgency.score).toBeLessThanOrEqual(2);
+    // never sampled: the same request gets the same answers
+    expect((await post(svc, '/v1/systemone', { state: STATE, questions: QUESTIONS })).body.answers).toEqual(r.body.answers);
+  });
+
+  it('takes an object state', async () => {
+    const r = await post(svc, '/v1/decide', { state: { from: 'M-PESA', amount: 2500, text: 'Confirmed. Ksh2,500.00 sent to JANE' }, questions: { sent: { type: 'noul', instructions: 'Money was sent' } } });
+    expect(r.status).toBe(200);
+    expect(r.body.usage).toEqual({ decisions: 1 });
+  });
+
+  it('fails a case past the model\'s context alone with 413 and bills only answered questions', async () => {
+    const r = await post(svc, '/v1/decide/batch', {
+      cases: [
+        { id: 'long', state: 'word '.repeat(1000), questions: QUESTIONS },
+        { id: 7, state: STATE, questions: { angry: QUESTIONS.angry } },
+      ],
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.results[0]).toEqual({ id: 'long', status: 413, code: 'CONTEXT_TOO_LONG', error: expect.stringMatching(/maximum context length of 4096 tokens/) });
+    expect(r.body.results[1].id).toBe(7);
+    expect(Object.keys(r.body.results[1].answers)).toEqual(['angry']);
+    expect(r.body.usage).toEqual({ decisions: 1 });
+    const single = await post(svc, '/v1/decide', { state: 'word '.repeat(1000), questions: QUESTIONS });
+    expect(single.status).toBe(413);
+    expect(single.body).toMatchObject({ code: 'CONTEXT_TOO_LONG', status: 413 });
+    await until(async () => {
+      const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/usage', headers: AUTH });
+      const rows = (res.json() as { usage: Array<{ capability: string; unit: string; quantity: number }> }).usage;
+      // 3 + 3 (systemone) + 1 (object state) + 1 (the batch's answered case); the 413s are not billed
+      return rows.some((row) => row.capability === 'decide' && row.unit === 'decisions' && row.quantity === 8);
+    }, 10_000, 'the 8 answered decisions in the ledger');
+  });
+});
