@@ -55,13 +55,14 @@ function cleanQuestion(q: Question): Question {
 }
 
 /**
- * Answers a planned case on a free sequence of the model.
+ * Scores a planned case's questions on a free sequence of the model: the raw label
+ * log-probabilities of each question, before normalisation and calibration.
  * @param reuseState false evaluates the state again before every question (the baseline of `npm run bench:decide`; the service always reuses it)
- * @returns the answers keyed by question id, and the tokens evaluated (state, question tails and label tokens)
+ * @returns natural-log label probabilities per question (in `c.questions` order) and the tokens evaluated (state, question tails and label tokens)
  */
-export async function answerCase(m: DecideModel, c: PlannedCase, reuseState = true): Promise<{ answers: Record<string, unknown>; evaluated: number }> {
-  return m.llm.sequences.use(async (seq) => {
-    const answers: Record<string, unknown> = {};
+export async function scoreCase(llm: LoadedLlm, c: PlannedCase, reuseState = true): Promise<{ logProbs: number[][]; evaluated: number }> {
+  return llm.sequences.use(async (seq) => {
+    const logProbs: number[][] = [];
     let evaluated = 0;
     for (const q of c.questions) {
       if (seq.nextTokenIndex === 0) {
@@ -70,11 +71,25 @@ export async function answerCase(m: DecideModel, c: PlannedCase, reuseState = tr
       }
       const scored = await scoreLabels(seq, q.plan);
       evaluated += scored.evaluated;
-      answers[q.id] = answerOf(q.question, q.prompt, calibrated(scored.logProbs, m.calibration[q.question.type] ?? 1));
+      logProbs.push(scored.logProbs);
       if (!reuseState) await seq.clearHistory();
     }
-    return { answers, evaluated };
+    return { logProbs, evaluated };
   });
+}
+
+/**
+ * Answers a planned case: {@link scoreCase}, then each question's distribution calibrated
+ * with the model's temperature for its type and shaped as the spec's answer.
+ * @returns the answers keyed by question id, and the tokens evaluated
+ */
+export async function answerCase(m: DecideModel, c: PlannedCase, reuseState = true): Promise<{ answers: Record<string, unknown>; evaluated: number }> {
+  const { logProbs, evaluated } = await scoreCase(m.llm, c, reuseState);
+  const answers: Record<string, unknown> = {};
+  c.questions.forEach((q, i) => {
+    answers[q.id] = answerOf(q.question, q.prompt, calibrated(logProbs[i]!, m.calibration[q.question.type] ?? 1));
+  });
+  return { answers, evaluated };
 }
 
 /** Parses a request event's state and questions (JSON text written by the gateway). @throws EngineError INVALID_REQUEST */
