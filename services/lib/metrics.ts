@@ -81,6 +81,11 @@ export const cancelledItems = new client.Counter({
   name: 'lmstream_cancelled_items_total', help: 'items not run because their request was cancelled', labelNames: ['model'] as const, registers: [metricsRegistry],
 });
 
+/** Items a backend stopped while running them, because their request was cancelled or their deadline passed. */
+export const stoppedItems = new client.Counter({
+  name: 'lmstream_stopped_items_total', help: 'items stopped while running: their request was cancelled or their deadline passed', labelNames: ['model', 'reason'] as const, registers: [metricsRegistry],
+});
+
 /** Usage events of delivered answers a gateway wrote to the usage topic, and those it could not write. */
 export const deliveredUsage = new client.Counter({
   name: 'lmstream_delivered_usage_events_total', help: 'usage events of delivered answers, by outcome of their write', labelNames: ['outcome'] as const, registers: [metricsRegistry],

@@ -27,6 +27,14 @@ export interface DynamicBatching {
   max_queue_size: number;
   /** batch sizes the backend runs best at, largest first (a micro-batch is cut to the largest that fits) */
   preferred_batch_size?: number[];
+  /**
+   * Continuous batching (the generative backends, whose items take seconds): each item is
+   * handed to the backend as soon as one of its `max_batch_size` slots per instance is free
+   * and answered as soon as it is done, instead of waiting for a micro-batch to fill and
+   * for its slowest item; the backend evaluates the items in flight together (llama.cpp
+   * sequences of one context). `max_queue_delay_ms` and `preferred_batch_size` do not apply.
+   */
+  continuous?: boolean;
 }
 
 /** Which version folders serve (Triton's `version_policy`): the highest, or a named one. */
@@ -93,6 +101,7 @@ export const MODEL_CONFIG_SCHEMA = {
         max_queue_delay_ms: { type: 'number', minimum: 0, maximum: 60_000 },
         max_queue_size: { type: 'integer', minimum: 1 },
         preferred_batch_size: { type: 'array', items: { type: 'integer', minimum: 1 } },
+        continuous: { type: 'boolean' },
       },
     },
     instance_count: { type: 'integer', minimum: 1, maximum: 64 },

@@ -1,7 +1,7 @@
 /**
  * What a worker knows of cancelled requests (`<prefix>.cancellations`, written by a
  * gateway whose client went away): request ids until their deadlines, so that the items
- * of those requests not yet run are skipped.
+ * of those requests not yet run are skipped, and listeners stop those already running.
  */
 import type { EventCodec } from '../events/codec.ts';
 import type { Batch, ConsumedMessage } from '../transport/types.ts';
@@ -14,6 +14,7 @@ export const MAX_CANCELLED = 100_000;
 export class Cancellations {
   /** request id → its deadline (ms since the epoch) */
   private readonly cancelled = new Map<string, number>();
+  private readonly listeners: Array<(requestId: string) => void> = [];
 
   constructor(private readonly codec: EventCodec) {}
 
@@ -30,8 +31,12 @@ export class Cancellations {
         while (this.cancelled.size >= MAX_CANCELLED) this.cancelled.delete(this.cancelled.keys().next().value!);
       }
       this.cancelled.set(requestId, until);
+      for (const l of this.listeners) l(requestId);
     }
   }
+
+  /** Calls `fn` with each request id cancelled from now on (to stop items already running). */
+  onCancel(fn: (requestId: string) => void): void { this.listeners.push(fn); }
 
   /** Whether nobody waits for an item any more because its request was cancelled. */
   has(msg: ConsumedMessage): boolean {

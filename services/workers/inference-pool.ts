@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { isErrorCode } from '../lib/errors.ts';
-import { EngineError, type EngineContext } from './engines/types.ts';
+import { EngineError, type EngineContext, type RunControl } from './engines/types.ts';
 import type { ItemResult } from '../events/contract.ts';
 
 const THREAD_URL = new URL(`./inference-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
@@ -67,13 +67,13 @@ export class InferenceThread {
     });
   }
 
-  private call<T>(op: string, model: string, inputs?: unknown[]): Promise<T> {
+  private call<T>(op: string, model: string, inputs?: unknown[], control?: RunControl): Promise<T> {
     if (this.closed) return Promise.reject(new Error('inference thread is stopped'));
     const send = () => new Promise<T>((resolve, reject) => {
       if (this.closed) { reject(new Error('inference thread is stopped')); return; }
       const id = this.nextId++;
       this.pending.set(id, { model, resolve: resolve as (v: unknown) => void, reject });
-      this.worker.postMessage({ id, op, model, inputs });
+      this.worker.postMessage({ id, op, model, inputs, control });
     });
     const call = this.respawning ? this.respawning.then(send) : send();
     this.inFlight.add(call);
@@ -89,7 +89,7 @@ export class InferenceThread {
    * Runs a micro-batch. @returns one result per input
    * @throws EngineError for a failure of the whole micro-batch; Error when the thread died
    */
-  run<O>(model: string, inputs: unknown[]): Promise<Array<ItemResult<O>>> { return this.call('run', model, inputs); }
+  run<O>(model: string, inputs: unknown[], control?: RunControl): Promise<Array<ItemResult<O>>> { return this.call('run', model, inputs, control); }
 
   /**
    * Stops the thread: takes no more calls, waits up to `graceMs` for the calls in flight
@@ -140,11 +140,11 @@ export class InferencePool {
    * Runs a micro-batch on the least busy thread.
    * @throws EngineError for a failure of the whole micro-batch; Error when its thread died
    */
-  async run<O>(model: string, inputs: unknown[]): Promise<Array<ItemResult<O>>> {
+  async run<O>(model: string, inputs: unknown[], control?: RunControl): Promise<Array<ItemResult<O>>> {
     let i = 0;
     for (let k = 1; k < this.calls.length; k++) if (this.calls[k]! < this.calls[i]!) i = k;
     this.calls[i]!++;
-    try { return await this.threads[i]!.run<O>(model, inputs); } finally { this.calls[i]!--; }
+    try { return await this.threads[i]!.run<O>(model, inputs, control); } finally { this.calls[i]!--; }
   }
 
   /** Stops every thread (see {@link InferenceThread.terminate}). */

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { BACKENDS, modelsOf, type Capability } from '../capabilities/index.ts';
 import type { ItemResult, ModelStatus } from '../events/contract.ts';
 import type { ModelRepository } from '../models/repository.ts';
-import { EngineError, type EngineContext } from './engines/types.ts';
+import { EngineError, type EngineContext, type RunControl } from './engines/types.ts';
 import { InferencePool } from './inference-pool.ts';
 
 /** See the module comment. */
@@ -68,8 +68,8 @@ export class WorkerModels {
    * Runs a micro-batch of a model on one of its threads.
    * @throws EngineError for a failure of the whole micro-batch; Error when its thread died
    */
-  async run(model: string, inputs: unknown[]): Promise<ItemResult[]> {
-    const results = await this.pool(model).run(model, inputs);
+  async run(model: string, inputs: unknown[], control?: RunControl): Promise<ItemResult[]> {
+    const results = await this.pool(model).run(model, inputs, control);
     this.used(model);
     return results;
   }

@@ -17,18 +17,18 @@ import type { ItemResult } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
 import { H, topicsFor, type Topics } from '../events/topics.ts';
 import { ServiceError } from '../lib/errors.ts';
-import { cancelledItems, expiredItems, microBatchSize, queueDepth } from '../lib/metrics.ts';
-import { MODEL_DEFAULTS } from '../models/config.ts';
+import { cancelledItems, expiredItems, microBatchSize, queueDepth, stoppedItems } from '../lib/metrics.ts';
+import { MODEL_DEFAULTS, type DynamicBatching } from '../models/config.ts';
 import { ModelRepository } from '../models/repository.ts';
 import type { Batch, Consumer, Producer } from '../transport/types.ts';
 import { Backpressure } from './backpressure.ts';
 import { MicroBatcher } from './batcher.ts';
 import { Cancellations } from './cancellations.ts';
 import { AttemptCounter, deadLetter } from './dead-letter.ts';
-import { EngineError } from './engines/types.ts';
+import { EngineError, runControl, type RunControl } from './engines/types.ts';
 import { WorkerModels } from './models.ts';
 import { workerSettings, type WorkerOptions, type WorkerSettings } from './options.ts';
-import { ResultPublisher, groupByTopic, type Item, type TopicMessages } from './publisher.ts';
+import { ResultPublisher, groupByTopic, requestOf, type Item, type TopicMessages } from './publisher.ts';
 
 export type { WorkerOptions, WorkerSettings } from './options.ts';
 
@@ -54,6 +54,8 @@ export class CapabilityWorker {
   private cancels?: Consumer;
   private models!: WorkerModels;
   private readonly batchers = new Map<string, MicroBatcher<Item, Outcome>>();
+  /** micro-batches running now, with their items' cancellation flags (shared with the inference thread) */
+  private readonly running = new Set<{ items: Item[]; control: RunControl }>();
   private timers: NodeJS.Timeout[] = [];
   private readonly log: Logger;
 
@@ -69,6 +71,11 @@ export class CapabilityWorker {
     this.log = opts.logger.child({ service: `worker:${opts.capability}`, instance: this.instanceId });
     this.publisher = new ResultPublisher(opts.capability, opts.codec, this.producer, this.topics.usage);
     this.cancellations = new Cancellations(opts.codec);
+    // an item already running whose request is cancelled is flagged; engines whose items
+    // take seconds (the generative ones) stop it and free its sequence
+    this.cancellations.onCancel((requestId) => {
+      for (const r of this.running) r.items.forEach((item, i) => { if (requestOf(item.msg).requestId === requestId) Atomics.store(r.control.cancelled, i, 1); });
+    });
     this.backpressure = new Backpressure(this.log);
   }
 
@@ -179,16 +186,21 @@ export class CapabilityWorker {
     let b = this.batchers.get(model);
     if (!b) {
       const cfg = this.modelConfig(model);
-      const batching = cfg?.dynamic_batching ?? MODEL_DEFAULTS.dynamic_batching;
+      const batching: DynamicBatching = cfg?.dynamic_batching ?? MODEL_DEFAULTS.dynamic_batching;
+      const instances = cfg?.instance_count ?? 1;
+      const maxBatchSize = cfg?.max_batch_size ?? MODEL_DEFAULTS.max_batch_size;
       b = new MicroBatcher<Item, Outcome>(
-        {
-          maxBatchSize: cfg?.max_batch_size ?? MODEL_DEFAULTS.max_batch_size,
-          maxQueueDelayMs: batching.max_queue_delay_ms,
-          maxQueueSize: batching.max_queue_size,
-          preferredBatchSizes: cfg?.dynamic_batching.preferred_batch_size,
-          concurrency: cfg?.instance_count ?? 1,
-          ...this.opts.batchPolicy,
-        },
+        batching.continuous
+          // continuous batching: one item per call, as many in flight as the backend has slots
+          ? { maxBatchSize: 1, maxQueueDelayMs: 0, maxQueueSize: batching.max_queue_size, concurrency: maxBatchSize * instances, ...this.opts.batchPolicy }
+          : {
+            maxBatchSize,
+            maxQueueDelayMs: batching.max_queue_delay_ms,
+            maxQueueSize: batching.max_queue_size,
+            preferredBatchSizes: cfg?.dynamic_batching.preferred_batch_size,
+            concurrency: instances,
+            ...this.opts.batchPolicy,
+          },
         (items) => this.runMicroBatch(model, items),
         // nobody waits for an expired or cancelled item any more: nothing is published for it
         (_item, reason) => {
@@ -212,8 +224,10 @@ export class CapabilityWorker {
     if (!this.models.installed(model)) {
       results = items.map(() => failed('MODEL_NOT_INSTALLED', `model ${model} is not installed`));
     } else {
+      const run = { items, control: runControl(items.map((i) => Number(i.msg.headers[H.deadline] ?? Infinity))) };
+      this.running.add(run);
       try {
-        results = await this.models.run(model, items.map((i) => i.input));
+        results = await this.models.run(model, items.map((i) => i.input), run.control);
       } catch (err) {
         // a code from the engine is the items' answer; a crash is not: count the attempt,
         // dead-letter items tried DLQ_MAX_ATTEMPTS times, and let the rest be delivered
@@ -228,6 +242,12 @@ export class CapabilityWorker {
           await this.producer.send(this.topics.deadLetter(this.opts.capability), exhausted.map((i) => deadLetter(i.msg, error, max)));
           results = items.map(() => failed('INFERENCE_FAILED', error));
         }
+      } finally {
+        this.running.delete(run);
+      }
+      for (const r of results) {
+        if (r.failure?.code === 'CANCELLED') stoppedItems.inc({ model, reason: 'cancelled' });
+        else if (r.failure?.code === 'DEADLINE_EXCEEDED') stoppedItems.inc({ model, reason: 'expired' });
       }
     }
     this.log.debug({ model, size: items.length, correlationIds: items.map((i) => i.msg.headers[H.correlationId]) }, 'micro-batch done');

@@ -3,10 +3,12 @@
  * tiny purplemist-flash-1.0 weights: one pass over the state for all questions (tokens
  * evaluated with 1, 8 and 64 questions against evaluating the state once per question,
  * with the same answers), distributions over the caller's keys, 413 past the context,
- * and items failing alone.
+ * items failing alone, and a case stopped while it runs (deadline, cancellation) freeing
+ * its sequence.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { answerCase, createEngine, planCase, type DecideModel } from '../../../services/capabilities/decide/backends/llama-decide.ts';
+import { answerCase, createEngine, planCase, scoreCase, type DecideModel } from '../../../services/capabilities/decide/backends/llama-decide.ts';
+import { runControl } from '../../../services/workers/engines/types.ts';
 import { closeLlm, openLlm } from '../../../services/llm/model.ts';
 import { ModelRepository } from '../../../services/models/repository.ts';
 import type { Question } from '../../../services/capabilities/decide/prompt.ts';
@@ -80,5 +82,29 @@ describe('llama-decide engine', () => {
     expect(rs[0]!.failure!.error).toMatch(/maximum context length of 4096 tokens/);
     expect(rs[1]!.output!.decisions).toBe(1);
     expect(rs[2]!.failure).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+  }, 60_000);
+
+  it('stops a case when its check throws, and frees and clears its sequence', async () => {
+    const llm = await openLlm(new ModelRepository(MODELS).config(MODEL)!, 1);
+    try {
+      const c = planCase(llm, STATE, questionSet(16));
+      let checks = 0;
+      await expect(scoreCase(llm, c, true, () => { if (++checks === 5) throw new Error('stop'); })).rejects.toThrow('stop');
+      expect(checks).toBe(5);
+      // the only sequence is free again, with nothing left of the stopped case
+      expect(await llm.sequences.use(async (seq) => seq.nextTokenIndex)).toBe(0);
+      expect(Object.keys((await answerCase({ llm, calibration: {} }, c)).answers)).toHaveLength(16);
+    } finally { await closeLlm(llm); }
+  }, 60_000);
+
+  it('stops a running case when its request is cancelled or its deadline passes (499, 504), and the others go on', async () => {
+    // a state of about 3,000 tokens and 64 questions: about a second of work here, stopped after 50 ms
+    const long = { model: MODEL, state: JSON.stringify({ ...STATE, history: Array(24).fill(STATE.text).join(' ') }), questions: JSON.stringify(questionSet(64)) };
+    const control = runControl([Infinity, Date.now() + 50, Infinity]);
+    setTimeout(() => Atomics.store(control.cancelled, 0, 1), 50);
+    const rs = await engine.run(MODEL, [long, long, { ...long, questions: JSON.stringify(questionSet(2)) }], control);
+    expect(rs[0]!.failure).toMatchObject({ status: 499, code: 'CANCELLED' });
+    expect(rs[1]!.failure).toMatchObject({ status: 504, code: 'DEADLINE_EXCEEDED' });
+    expect(rs[2]!.output!.decisions).toBe(2);
   }, 60_000);
 });

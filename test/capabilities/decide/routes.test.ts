@@ -2,11 +2,13 @@
  * POST /v1/decide, /v1/systemone and /v1/decide/batch through the embedded pipeline on
  * the tiny purplemist-flash-1.0 weights (MODEL_WEIGHTS_DIR, models/purplemist-flash-1.0):
  * the model is listed available, answers have the spec's fields with probabilities over
- * the caller's keys, a case past the model's context fails alone with 413, and only
- * answered questions are billed.
+ * the caller's keys, a case past the model's context fails alone with 413, only
+ * answered questions are billed, a short case overtakes a long one (continuous batching),
+ * and cases still running when the client goes away are stopped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../../services/embedded.ts';
+import { metricsRegistry } from '../../../services/lib/metrics.ts';
 import { AUTH, post, startService, until } from '../../helpers/service.ts';
 import { useTinyWeights } from '../../helpers/llm.ts';
 
@@ -80,5 +82,37 @@ describe('POST /v1/decide on a llama.cpp model', () => {
       // 3 + 3 (systemone) + 1 (object state) + 1 (the batch's answered case); the 413s are not billed
       return rows.some((row) => row.capability === 'decide' && row.unit === 'decisions' && row.quantity === 8);
     }, 10_000, 'the 8 answered decisions in the ledger');
+  });
+
+  const manyQuestions = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, { ...QUESTIONS.intent, instructions: `${QUESTIONS.intent.instructions} (${i})` }]));
+
+  it('answers a short case that arrives while a long one runs before the long one (continuous batching)', async () => {
+    const order: string[] = [];
+    const long = post(svc, '/v1/decide', { state: STATE.repeat(10), questions: manyQuestions(64) }).then((r) => { order.push('long'); return r; });
+    await new Promise((r) => setTimeout(r, 50));
+    const short = post(svc, '/v1/decide', { state: STATE, questions: { angry: QUESTIONS.angry } }).then((r) => { order.push('short'); return r; });
+    const [l, s] = await Promise.all([long, short]);
+    expect([l.status, s.status]).toEqual([200, 200]);
+    expect(order).toEqual(['short', 'long']);
+  });
+
+  it('stops the cases that are running when the client goes away', async () => {
+    const stopped = async () => {
+      const m = (await metricsRegistry.getMetricsAsJSON()).find((x) => x.name === 'lmstream_stopped_items_total');
+      return (m?.values ?? []).filter((v) => v.labels.reason === 'cancelled').reduce((n, v) => n + v.value, 0);
+    };
+    const before = await stopped();
+    await svc.gateway.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(svc.gateway.app.server.address() as { port: number }).port}`;
+    const abort = new AbortController();
+    // 8 cases of 64 questions: seconds of work; 4 run at once (max_batch_size), 4 wait
+    const cases = Array.from({ length: 8 }, (_, i) => ({ id: i, state: STATE.repeat(10), questions: manyQuestions(64) }));
+    const gone = fetch(`${base}/v1/decide/batch`, { method: 'POST', signal: abort.signal, headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ cases }) }).catch(() => null);
+    await new Promise((r) => setTimeout(r, 300));
+    abort.abort();
+    await gone;
+    await until(async () => (await stopped()) - before >= 1, 10_000, 'running cases stopped');
+    // the sequences are free again: a new case is answered
+    expect((await post(svc, '/v1/decide', { state: STATE, questions: { angry: QUESTIONS.angry } })).status).toBe(200);
   });
 });

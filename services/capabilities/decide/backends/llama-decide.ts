@@ -5,7 +5,11 @@
  * next-token probabilities (services/llm/labels.ts), rolled back after each question so
  * the next reuses the evaluated state. Cases of a micro-batch run on separate sequences
  * at once, and llama.cpp evaluates their tokens in shared batches. Nothing is sampled.
- * A case whose prompt does not fit the context fails alone with 413 CONTEXT_TOO_LONG.
+ * A case whose prompt does not fit the context fails alone with 413 CONTEXT_TOO_LONG; a
+ * case whose request is cancelled, or whose deadline passes, while it runs stops at the
+ * next question or state chunk and frees its sequence (499 / 504). The model's
+ * config.json sets `dynamic_batching.continuous`, so each case is handed over as soon as
+ * one of the `max_batch_size` sequences is free and answered when it is done.
  */
 import type { Token } from 'node-llama-cpp';
 import type { DecideOutput, DecideRequest, ItemResult } from '../../../events/contract.ts';
@@ -14,9 +18,12 @@ import { clean, closeLlm, openLlm, splitPrompt, type GenerativeConfig, type Load
 import { planLabels, scoreLabels, type LabelPlan } from '../../../llm/labels.ts';
 import { ModelRepository } from '../../../models/repository.ts';
 import { LoadedModels } from '../../../workers/engines/sessions.ts';
-import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
+import { checkStop, EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
 import { answerOf, calibrated, type DecideCalibration } from '../answers.ts';
 import { questionPrompt, stateBlock, SYSTEM, type Question, type QuestionPrompt } from '../prompt.ts';
+
+/** Tokens of a state evaluated between two checks for cancellation and deadline (a 32,000-token state is many seconds on a CPU). */
+export const STATE_CHUNK = 512;
 
 /** A loaded decision model. */
 export interface DecideModel { llm: LoadedLlm; calibration: DecideCalibration; }
@@ -58,17 +65,22 @@ function cleanQuestion(q: Question): Question {
  * Scores a planned case's questions on a free sequence of the model: the raw label
  * log-probabilities of each question, before normalisation and calibration.
  * @param reuseState false evaluates the state again before every question (the baseline of `npm run bench:decide`; the service always reuses it)
+ * @param check called before each question and each {@link STATE_CHUNK} tokens of the state; throws to stop the case (its sequence is freed)
  * @returns natural-log label probabilities per question (in `c.questions` order) and the tokens evaluated (state, question tails and label tokens)
  */
-export async function scoreCase(llm: LoadedLlm, c: PlannedCase, reuseState = true): Promise<{ logProbs: number[][]; evaluated: number }> {
+export async function scoreCase(llm: LoadedLlm, c: PlannedCase, reuseState = true, check: () => void = () => {}): Promise<{ logProbs: number[][]; evaluated: number }> {
   return llm.sequences.use(async (seq) => {
     const logProbs: number[][] = [];
     let evaluated = 0;
     for (const q of c.questions) {
       if (seq.nextTokenIndex === 0) {
-        await seq.evaluateWithoutGeneratingNewTokens(c.shared);
+        for (let at = 0; at < c.shared.length; at += STATE_CHUNK) {
+          check();
+          await seq.evaluateWithoutGeneratingNewTokens(c.shared.slice(at, at + STATE_CHUNK));
+        }
         evaluated += c.shared.length;
       }
+      check();
       const scored = await scoreLabels(seq, q.plan);
       evaluated += scored.evaluated;
       logProbs.push(scored.logProbs);
@@ -83,8 +95,8 @@ export async function scoreCase(llm: LoadedLlm, c: PlannedCase, reuseState = tru
  * with the model's temperature for its type and shaped as the spec's answer.
  * @returns the answers keyed by question id, and the tokens evaluated
  */
-export async function answerCase(m: DecideModel, c: PlannedCase, reuseState = true): Promise<{ answers: Record<string, unknown>; evaluated: number }> {
-  const { logProbs, evaluated } = await scoreCase(m.llm, c, reuseState);
+export async function answerCase(m: DecideModel, c: PlannedCase, reuseState = true, check?: () => void): Promise<{ answers: Record<string, unknown>; evaluated: number }> {
+  const { logProbs, evaluated } = await scoreCase(m.llm, c, reuseState, check);
   const answers: Record<string, unknown> = {};
   c.questions.forEach((q, i) => {
     answers[q.id] = answerOf(q.question, q.prompt, calibrated(logProbs[i]!, m.calibration[q.question.type] ?? 1));
@@ -115,12 +127,12 @@ export function createEngine(ctx: EngineContext): Engine<DecideRequest, DecideOu
   return {
     async load(name) { await models.get(name); },
     unload: (name) => models.unload(name),
-    async run(name, inputs) {
+    async run(name, inputs, control) {
       const m = await models.get(name);
-      return Promise.all(inputs.map(async (input): Promise<ItemResult<DecideOutput>> => {
+      return Promise.all(inputs.map(async (input, i): Promise<ItemResult<DecideOutput>> => {
         try {
           const { state, questions } = parseCase(input);
-          const { answers } = await answerCase(m, planCase(m.llm, state, questions));
+          const { answers } = await answerCase(m, planCase(m.llm, state, questions), true, () => checkStop(control, i));
           return { output: { answers: JSON.stringify(answers), decisions: Object.keys(answers).length }, failure: null };
         } catch (err) {
           if (err instanceof EngineError) return failed(err.code, err.message);
