@@ -1,9 +1,11 @@
 /**
  * Document extraction (spec: "Extraction request"): POST /v1/extract (+ /batch), text or
- * an image (decoded and bounded in image threads, ./images.ts). Billed per document. No
- * backend in this build yet: its models answer 503 MODEL_NOT_INSTALLED.
+ * an image (decoded and bounded in image threads, ./images.ts; read by OCR in the
+ * worker, ./ocr.ts). Billed per document. Served by the `llama-extract` backend on GGUF
+ * weights an operator supplies (docs/extract.md); without them the models answer 503
+ * MODEL_NOT_INSTALLED.
  */
-import { defineCapability } from '../types.ts';
+import { defineCapability, engineModule } from '../types.ts';
 import { DECIDE_LANGUAGES } from '../decide/index.ts';
 
 export default defineCapability({
@@ -20,5 +22,8 @@ export default defineCapability({
   // about a second per document on a GPU (spec), and a document is the largest item
   maxInflightItems: 64,
   routes: async () => [(await import('./routes.ts')).extractRoutes],
-  backends: {},
+  backends: {
+    // template-constrained JSON generation on llama.cpp (node-llama-cpp), OCR by tesseract.js
+    'llama-extract': engineModule(import.meta.url, './backends/llama-extract'),
+  },
 });

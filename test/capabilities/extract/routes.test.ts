@@ -1,0 +1,71 @@
+/**
+ * POST /v1/extract and /v1/extract/batch through the embedded pipeline on the tiny
+ * extraction weights: models listed available, answers in the template's shape with a
+ * confidence tree, an image (data URL) read by OCR in the worker, per-document failure in
+ * a batch (400 at the gateway, 413 in the worker), and only extracted documents billed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Embedded } from '../../../services/embedded.ts';
+import { AUTH, post, startService, until } from '../../helpers/service.ts';
+import { useTinyWeights } from '../../helpers/llm.ts';
+import { expectShape, textImage } from './helpers.ts';
+
+useTinyWeights();
+let svc: Embedded;
+beforeAll(async () => {
+  svc = await startService({ RATE_LIMIT_MAX: 1_000_000 }, { capabilities: ['extract'] });
+  await until(async () => {
+    const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/models' });
+    const models = (res.json() as { models: Array<{ name: string; status: string }> }).models;
+    return ['mist-extract-1.0', 'mist-extract-flash-1.0'].every((n) => models.find((m) => m.name === n)?.status === 'available');
+  }, 20_000, 'extraction models available');
+}, 60_000);
+afterAll(async () => { await svc?.close(); });
+
+const TEMPLATE = { sender: 'verbatim-string', amount: 'number', kind: ['receipt', 'bill'], lines: [{ item: 'string' }] };
+const TEXT = 'Receipt from NAIVAS SUPERMARKET. Total KES 1,250.00 paid 2 Nov 2026.';
+
+describe('POST /v1/extract on a llama.cpp model', () => {
+  it('answers in the template\'s shape with a confidence per field, billed one document', async () => {
+    const r = await post(svc, '/v1/extract', { template: TEMPLATE, text: TEXT, model: 'mist-extract-flash-1.0' });
+    expect(r.status).toBe(200);
+    expect(r.body.model).toBe('mist-extract-flash-1.0');
+    expect(r.body.usage).toEqual({ documents: 1 });
+    expectShape(TEMPLATE, r.body.data, r.body.confidence);
+    // the template may come as a JSON string; the default model is mist-extract-1.0
+    const s = await post(svc, '/v1/extract', { template: JSON.stringify({ total: 'number' }), text: TEXT });
+    expect(s.status).toBe(200);
+    expect(s.body.model).toBe('mist-extract-1.0');
+    expectShape({ total: 'number' }, s.body.data, s.body.confidence);
+  }, 60_000);
+
+  it('reads an image given as a data URL', async () => {
+    const png = await textImage(['NAIVAS SUPERMARKET', 'TOTAL KES 1,250.00']);
+    const r = await post(svc, '/v1/extract', { template: { total: 'number' }, image: `data:image/png;base64,${png.toString('base64')}`, model: 'mist-extract-flash-1.0' });
+    expect(r.status).toBe(200);
+    expectShape({ total: 'number' }, r.body.data, r.body.confidence);
+  }, 60_000);
+
+  it('fails documents alone in a batch and bills only extracted ones', async () => {
+    const r = await post(svc, '/v1/extract/batch', {
+      model: 'mist-extract-flash-1.0',
+      documents: [
+        { id: 'none', template: { total: 'number' } },
+        { id: 'long', template: { total: 'number' }, text: 'x '.repeat(3000) },
+        { id: 3, template: { total: 'number' }, text: TEXT },
+      ],
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.results[0]).toMatchObject({ id: 'none', data: null, confidence: null, status: 400 });
+    expect(r.body.results[1]).toMatchObject({ id: 'long', data: null, confidence: null, status: 413, code: 'CONTEXT_TOO_LONG' });
+    expect(r.body.results[2].id).toBe(3);
+    expectShape({ total: 'number' }, r.body.results[2].data, r.body.results[2].confidence);
+    expect(r.body.usage).toEqual({ documents: 1 });
+    await until(async () => {
+      const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/usage', headers: AUTH });
+      const rows = (res.json() as { usage: Array<{ capability: string; unit: string; quantity: number }> }).usage;
+      // 2 + 1 + 1 (rows are per model): the failed documents are not billed
+      return rows.filter((row) => row.capability === 'extract' && row.unit === 'documents').reduce((n, row) => n + row.quantity, 0) === 4;
+    }, 10_000, 'the 4 extracted documents in the ledger');
+  }, 60_000);
+});
