@@ -1,11 +1,12 @@
 /**
  * Search-style question generation (spec: "Question generation request"): POST
  * /v1/questions/generate (+ /batch) and the legacy POST /v1/generate-questions (+ /batch).
- * Billed per generation (passage). No backend in this build yet: its model answers 503
+ * Billed per generation (passage). Served by the `llama-questions` backend on GGUF weights
+ * an operator supplies (docs/questions.md); without them the model answers 503
  * MODEL_NOT_INSTALLED.
  */
 import { QG_LANGUAGES } from '../../languages.ts';
-import { defineCapability } from '../types.ts';
+import { defineCapability, engineModule } from '../types.ts';
 
 /** Vendor prefix of the model name in responses (spec: `<vendor>/mist-qg-1.5b`). */
 export const QG_VENDOR = 'lmstream';
@@ -21,5 +22,8 @@ export default defineCapability({
   // about a second per item on a GPU (spec): what a few workers finish within the default request timeout
   maxInflightItems: 256,
   routes: async () => [(await import('./routes.ts')).questionsRoutes, (await import('./legacy-routes.ts')).legacyQuestionsRoutes],
-  backends: {},
+  backends: {
+    // grammar-constrained generation of n distinct questions on llama.cpp (node-llama-cpp)
+    'llama-questions': engineModule(import.meta.url, './backends/llama-questions'),
+  },
 });
