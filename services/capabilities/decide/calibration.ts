@@ -7,6 +7,7 @@
  * linear one), so a golden-section search over β finds its minimum.
  */
 import { calibrated } from './answers.ts';
+import { minimizeOnInterval } from '../../lib/minimize.ts';
 import { expectedCalibrationError, type Prediction } from '../../lib/evaluation.ts';
 
 /** One labelled question: the model's label log-probabilities (natural log) and the index of the correct answer. */
@@ -36,16 +37,7 @@ export function nll(items: readonly ScoredItem[], temperature: number): number {
  */
 export function fitTemperature(items: readonly ScoredItem[]): number {
   if (items.length === 0) return 1;
-  const f = (beta: number) => nll(items, 1 / beta);
-  const g = (Math.sqrt(5) - 1) / 2;
-  let a = BETA_MIN, b = BETA_MAX;
-  let c = b - g * (b - a), d = a + g * (b - a);
-  let fc = f(c), fd = f(d);
-  while (b - a > 1e-4 * (a + b)) {
-    if (fc < fd) { b = d; d = c; fd = fc; c = b - g * (b - a); fc = f(c); }
-    else { a = c; c = d; fc = fd; d = a + g * (b - a); fd = f(d); }
-  }
-  return 2 / (a + b);
+  return 1 / minimizeOnInterval((beta) => nll(items, 1 / beta), BETA_MIN, BETA_MAX);
 }
 
 /** Top-1 predictions of items at temperature T (the confidence is the top answer's calibrated probability), for accuracy and ECE. */
