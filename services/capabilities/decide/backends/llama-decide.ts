@@ -64,7 +64,7 @@ function cleanQuestion(q: Question): Question {
 /**
  * Scores a planned case's questions on a free sequence of the model: the raw label
  * log-probabilities of each question, before normalisation and calibration.
- * @param reuseState false evaluates the state again before every question (the baseline of `npm run bench:decide`; the service always reuses it)
+ * @param reuseState false evaluates the state again before every question (the baseline of `npm run bench:generative`; the service always reuses it)
  * @param check called before each question and each {@link STATE_CHUNK} tokens of the state; throws to stop the case (its sequence is freed)
  * @returns natural-log label probabilities per question (in `c.questions` order) and the tokens evaluated (state, question tails and label tokens)
  */

@@ -17,7 +17,7 @@ import { failed } from '../../../events/results.ts';
 import { generateWithGrammar } from '../../../llm/generate.ts';
 import { llamaRuntime } from '../../../llm/llama.ts';
 import { clean, closeLlm, openLlm, splitPrompt, type GenerativeConfig, type LoadedLlm } from '../../../llm/model.ts';
-import { ModelRepository } from '../../../models/repository.ts';
+import { ModelRepository, type InstalledModel } from '../../../models/repository.ts';
 import { LoadedModels } from '../../../workers/engines/sessions.ts';
 import { checkStop, EngineError, type Engine, type EngineContext, type RunControl } from '../../../workers/engines/types.ts';
 import { fillTemplate } from '../fill.ts';
@@ -85,10 +85,33 @@ async function grammarOf(m: ExtractModel, template: Record<string, unknown>): Pr
 }
 
 /**
+ * Loads an extraction model.
+ * @param sequences documents evaluated at once (config.json `max_batch_size`)
+ * @throws Error when the weights do not load
+ */
+export async function openExtractModel(cfg: InstalledModel & ExtractConfig, sequences: number, threads: number): Promise<ExtractModel> {
+  return {
+    llm: await openLlm(cfg, sequences, threads),
+    ocr: new Ocr(cfg.ocr_languages ?? ['eng']),
+    limits: { maxValueChars: cfg.max_value_chars ?? 1000, maxListItems: cfg.max_list_items ?? 100 },
+    maxOutputTokens: cfg.max_output_tokens ?? 4096,
+    temperature: cfg.calibration?.field ?? 1,
+    grammars: new Map(),
+  };
+}
+
+/** Frees an extraction model. */
+export async function closeExtractModel(m: ExtractModel): Promise<void> {
+  await m.ocr.close();
+  await closeLlm(m.llm);
+}
+
+/**
  * Extracts one document.
+ * @returns the answer, and the tokens evaluated (prompt and answer)
  * @throws EngineError CONTEXT_TOO_LONG (the document and template exceed the context, or the answer its token budget), MODEL_NOT_INSTALLED (an image without OCR data), CANCELLED, DEADLINE_EXCEEDED
  */
-export async function extractDocument(m: ExtractModel, input: ExtractRequest, check: () => void = () => {}): Promise<ExtractOutput> {
+export async function extractDocument(m: ExtractModel, input: ExtractRequest, check: () => void = () => {}): Promise<{ output: ExtractOutput; evaluated: number }> {
   let template: Record<string, unknown>;
   try { template = JSON.parse(input.template) as Record<string, unknown>; } catch { throw new EngineError('INVALID_REQUEST', 'extraction event does not hold a JSON template'); }
   let ocrText: string | null = null;
@@ -106,24 +129,17 @@ export async function extractDocument(m: ExtractModel, input: ExtractRequest, ch
   const gen = await m.llm.sequences.use((seq) => generateWithGrammar(m.llm.model, seq, prompt, grammar, maxTokens, check));
   if (gen.truncated) throw new EngineError('CONTEXT_TOO_LONG', `the answer needs more than ${maxTokens} tokens (the model's context is ${m.llm.contextSize} tokens)`);
   const filled = fillTemplate(template, gen.text, gen.tokens, [input.text ?? '', ocrText ?? ''].join('\n'), m.temperature);
-  return { data: JSON.stringify(filled.data), confidence: JSON.stringify(filled.confidence) };
+  return { output: { data: JSON.stringify(filled.data), confidence: JSON.stringify(filled.confidence) }, evaluated: gen.evaluated };
 }
 
 /** The engine of backend `llama-extract` (services/workers/engines/types.ts). */
 export function createEngine(ctx: EngineContext): Engine<ExtractRequest, ExtractOutput> {
   const repo = new ModelRepository(ctx.repository);
   const models = new LoadedModels<ExtractModel>(async (name) => {
-    const cfg = repo.config(name) as (ReturnType<ModelRepository['config']> & ExtractConfig) | null;
+    const cfg = repo.config(name) as (InstalledModel & ExtractConfig) | null;
     if (!cfg) throw new EngineError('MODEL_NOT_INSTALLED', `model ${name} is not installed`);
-    return {
-      llm: await openLlm(cfg, cfg.max_batch_size, ctx.intraOpThreads),
-      ocr: new Ocr(cfg.ocr_languages ?? ['eng']),
-      limits: { maxValueChars: cfg.max_value_chars ?? 1000, maxListItems: cfg.max_list_items ?? 100 },
-      maxOutputTokens: cfg.max_output_tokens ?? 4096,
-      temperature: cfg.calibration?.field ?? 1,
-      grammars: new Map(),
-    };
-  }, async (m) => { await m.ocr.close(); await closeLlm(m.llm); });
+    return openExtractModel(cfg, cfg.max_batch_size, ctx.intraOpThreads);
+  }, closeExtractModel);
   return {
     async load(name) { await models.get(name); },
     unload: (name) => models.unload(name),
@@ -131,7 +147,7 @@ export function createEngine(ctx: EngineContext): Engine<ExtractRequest, Extract
       const m = await models.get(name);
       return Promise.all(inputs.map(async (input, i): Promise<ItemResult<ExtractOutput>> => {
         try {
-          return { output: await extractDocument(m, input, () => checkStop(control, i)), failure: null };
+          return { output: (await extractDocument(m, input, () => checkStop(control, i))).output, failure: null };
         } catch (err) {
           if (err instanceof EngineError) return failed(err.code, err.message);
           throw err;

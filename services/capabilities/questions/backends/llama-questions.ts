@@ -17,7 +17,7 @@ import { generateWithGrammar } from '../../../llm/generate.ts';
 import { llamaRuntime } from '../../../llm/llama.ts';
 import { clean, closeLlm, openLlm, splitPrompt, type GenerativeConfig, type LoadedLlm } from '../../../llm/model.ts';
 import { findQgLanguage, languageName } from '../../../languages.ts';
-import { ModelRepository } from '../../../models/repository.ts';
+import { ModelRepository, type InstalledModel } from '../../../models/repository.ts';
 import { LoadedModels } from '../../../workers/engines/sessions.ts';
 import { checkStop, EngineError, type Engine, type EngineContext, type RunControl } from '../../../workers/engines/types.ts';
 import { createEngine as createLidEngine } from '../../language-id/backends/lid-embedding-bag.ts';
@@ -71,27 +71,70 @@ export function passageWarnings(passage: string, language: string, weak: Readonl
   return out;
 }
 
+/**
+ * Loads a question-generation model.
+ * @param sequences passages evaluated at once (config.json `max_batch_size`)
+ * @throws Error when the weights do not load
+ */
+export async function openQuestionsModel(cfg: InstalledModel & QuestionsConfig, sequences: number, threads: number): Promise<QuestionsModel> {
+  return { llm: await openLlm(cfg, sequences, threads), weak: new Set(cfg.weak_languages ?? []), lidModel: cfg.language_id_model ?? 'lid-neural-608', maxChars: cfg.max_question_chars ?? MAX_QUESTION_CHARS };
+}
+
+/** The grammar of a list of exactly n questions of at most `chars` characters (a grammar belongs to the runtime, not to a model). */
+const grammars = new Map<string, Promise<LlamaGrammar>>();
+function grammarFor(n: number, chars: number): Promise<LlamaGrammar> {
+  let g = grammars.get(`${n}:${chars}`);
+  if (!g) {
+    g = llamaRuntime().then((llama) => llama.createGrammarForJsonSchema({ type: 'array', items: { type: 'string', minLength: 1, maxLength: chars }, minItems: n, maxItems: n }) as Promise<LlamaGrammar>);
+    g.catch(() => grammars.delete(`${n}:${chars}`));
+    grammars.set(`${n}:${chars}`, g);
+  }
+  return g;
+}
+
+/**
+ * Writes a passage's questions (see the module comment).
+ * @returns exactly `input.n` distinct questions, and the tokens evaluated over all attempts
+ * @throws EngineError CONTEXT_TOO_LONG, INFERENCE_FAILED (not n distinct questions after the retries), CANCELLED, DEADLINE_EXCEEDED
+ */
+export async function writeQuestions(m: QuestionsModel, input: QuestionsRequest, check: () => void = () => {}): Promise<{ questions: string[]; evaluated: number }> {
+  const questions: string[] = [];
+  let evaluated = 0;
+  const seen = new Set<string>();
+  for (let attempt = 0; attempt <= RETRIES && questions.length < input.n; attempt++) {
+    const missing = input.n - questions.length;
+    const { shared, tails } = splitPrompt(m.llm, SYSTEM, userMessage(input.passage, input.language, missing, questions), ['']);
+    const prompt = [...shared, ...tails[0]!.tokenize(m.llm.model.tokenizer)];
+    // a character can take up to 4 byte tokens in a byte-level vocabulary
+    const budget = missing * (4 * m.maxChars + 16) + 16;
+    if (prompt.length + 16 > m.llm.contextSize) throw new EngineError('CONTEXT_TOO_LONG', `the passage takes ${prompt.length} tokens, over the model's maximum context length of ${m.llm.contextSize} tokens`);
+    const grammar = await grammarFor(missing, m.maxChars);
+    const gen = await m.llm.sequences.use((seq) => generateWithGrammar(m.llm.model, seq, prompt, grammar, Math.min(budget, m.llm.contextSize - prompt.length), check, attempt === 0 ? undefined : { temperature: 0.8, seed: attempt }));
+    evaluated += gen.evaluated;
+    if (gen.truncated) continue;
+    for (const raw of JSON.parse(gen.text) as string[]) {
+      // the grammar counts characters as llama.cpp decodes them; bytes that are not UTF-8
+      // (a byte-level vocabulary allows them) become U+FFFD each, so cut to the limit again
+      const q = Array.from(raw.trim()).slice(0, m.maxChars).join('').trim();
+      const k = key(q);
+      if (k.length === 0 || seen.has(k) || questions.length >= input.n) continue;
+      seen.add(k);
+      questions.push(q);
+    }
+  }
+  if (questions.length < input.n) throw new EngineError('INFERENCE_FAILED', `the model wrote ${questions.length} distinct questions of the ${input.n} asked for after ${RETRIES + 1} attempts`);
+  return { questions, evaluated };
+}
+
 /** The engine of backend `llama-questions` (services/workers/engines/types.ts). */
 export function createEngine(ctx: EngineContext): Engine<QuestionsRequest, QuestionsOutput> {
   const repo = new ModelRepository(ctx.repository);
   const lid = createLidEngine(ctx);
   const models = new LoadedModels<QuestionsModel>(async (name) => {
-    const cfg = repo.config(name) as (ReturnType<ModelRepository['config']> & QuestionsConfig) | null;
+    const cfg = repo.config(name) as (InstalledModel & QuestionsConfig) | null;
     if (!cfg) throw new EngineError('MODEL_NOT_INSTALLED', `model ${name} is not installed`);
-    return { llm: await openLlm(cfg, cfg.max_batch_size, ctx.intraOpThreads), weak: new Set(cfg.weak_languages ?? []), lidModel: cfg.language_id_model ?? 'lid-neural-608', maxChars: cfg.max_question_chars ?? MAX_QUESTION_CHARS };
+    return openQuestionsModel(cfg, cfg.max_batch_size, ctx.intraOpThreads);
   }, (m) => closeLlm(m.llm));
-
-  // the grammar of a list of exactly n questions of at most `chars` characters (a grammar belongs to the runtime, not to a model)
-  const grammars = new Map<string, Promise<LlamaGrammar>>();
-  const grammarFor = (n: number, chars: number): Promise<LlamaGrammar> => {
-    let g = grammars.get(`${n}:${chars}`);
-    if (!g) {
-      g = llamaRuntime().then((llama) => llama.createGrammarForJsonSchema({ type: 'array', items: { type: 'string', minLength: 1, maxLength: chars }, minItems: n, maxItems: n }) as Promise<LlamaGrammar>);
-      g.catch(() => grammars.delete(`${n}:${chars}`));
-      grammars.set(`${n}:${chars}`, g);
-    }
-    return g;
-  };
 
   /** The language-ID answers of the passages, or nulls when its model is not installed. */
   const readLanguages = async (m: QuestionsModel, passages: string[]) => {
@@ -104,32 +147,8 @@ export function createEngine(ctx: EngineContext): Engine<QuestionsRequest, Quest
     }
   };
 
-  const generate = async (m: QuestionsModel, input: QuestionsRequest, check: () => void): Promise<string[]> => {
-    const questions: string[] = [];
-    const seen = new Set<string>();
-    for (let attempt = 0; attempt <= RETRIES && questions.length < input.n; attempt++) {
-      const missing = input.n - questions.length;
-      const { shared, tails } = splitPrompt(m.llm, SYSTEM, userMessage(input.passage, input.language, missing, questions), ['']);
-      const prompt = [...shared, ...tails[0]!.tokenize(m.llm.model.tokenizer)];
-      // a character can take up to 4 byte tokens in a byte-level vocabulary
-      const budget = missing * (4 * m.maxChars + 16) + 16;
-      if (prompt.length + 16 > m.llm.contextSize) throw new EngineError('CONTEXT_TOO_LONG', `the passage takes ${prompt.length} tokens, over the model's maximum context length of ${m.llm.contextSize} tokens`);
-      const grammar = await grammarFor(missing, m.maxChars);
-      const gen = await m.llm.sequences.use((seq) => generateWithGrammar(m.llm.model, seq, prompt, grammar, Math.min(budget, m.llm.contextSize - prompt.length), check, attempt === 0 ? undefined : { temperature: 0.8, seed: attempt }));
-      if (gen.truncated) continue;
-      for (const raw of JSON.parse(gen.text) as string[]) {
-        // the grammar counts characters as llama.cpp decodes them; bytes that are not UTF-8
-        // (a byte-level vocabulary allows them) become U+FFFD each, so cut to the limit again
-        const q = Array.from(raw.trim()).slice(0, m.maxChars).join('').trim();
-        const k = key(q);
-        if (k.length === 0 || seen.has(k) || questions.length >= input.n) continue;
-        seen.add(k);
-        questions.push(q);
-      }
-    }
-    if (questions.length < input.n) throw new EngineError('INFERENCE_FAILED', `the model wrote ${questions.length} distinct questions of the ${input.n} asked for after ${RETRIES + 1} attempts`);
-    return questions;
-  };
+
+
 
   return {
     async load(name) { await models.get(name); },
@@ -139,7 +158,7 @@ export function createEngine(ctx: EngineContext): Engine<QuestionsRequest, Quest
       const read = await readLanguages(m, inputs.map((i) => i.passage));
       return Promise.all(inputs.map(async (input, i): Promise<ItemResult<QuestionsOutput>> => {
         try {
-          const questions = await generate(m, input, () => checkStop(control, i));
+          const { questions } = await writeQuestions(m, input, () => checkStop(control, i));
           return { output: { questions, language: input.language, warnings: passageWarnings(input.passage, input.language, m.weak, read[i] ?? null) }, failure: null };
         } catch (err) {
           if (err instanceof EngineError) return failed(err.code, err.message);
