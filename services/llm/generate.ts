@@ -2,9 +2,10 @@
  * Grammar-constrained greedy generation on one sequence (extraction, question
  * generation): the prompt is evaluated, then tokens are taken one at a time at
  * temperature 0 (the most probable token the grammar allows; nothing is sampled, unless
- * the caller asks for seeded sampling) until the
- * grammar is complete (the model's end-of-generation token), `maxTokens` is reached, or
- * `check` throws. Each token is kept with its probability and the characters it spans
+ * the caller asks for seeded sampling) until the grammar is complete (the model's
+ * end-of-generation token, or one of the grammar's stop triggers: node-llama-cpp's JSON
+ * grammars end in "\n\n\n\n" followed by any number of newlines, which a model may
+ * never stop writing), `maxTokens` is reached, or `check` throws. Each token is kept with its probability and the characters it spans
  * in the generated text, so callers can score parts of the output (a field's
  * confidence).
  */
@@ -37,6 +38,8 @@ export async function generateWithGrammar(model: LlamaModel, seq: LlamaContextSe
   const ids: Token[] = [];
   let text = '';
   let truncated = true;
+  // triggers are strings, LlamaText or token lists; the text ones are compared with the text
+  const triggers = grammar.stopGenerationTriggers.map((t) => (typeof t === 'string' ? t : Array.isArray(t) ? (t.every((x) => typeof x === 'string') ? t.join('') : '') : t.toString())).filter((t) => t.length > 0);
   check();
   const gen = seq.evaluateWithMetadata(prompt, { confidence: true }, { temperature: sampling?.temperature ?? 0, seed: sampling?.seed, grammarEvaluationState: new LlamaGrammarEvaluationState({ model, grammar }) });
   for await (const out of gen) {
@@ -51,10 +54,12 @@ export async function generateWithGrammar(model: LlamaModel, seq: LlamaContextSe
     if (added === null) text = model.detokenize(ids);
     else text += added;
     tokens.push({ token: out.token, probability: out.confidence ?? 0, start: text.length - (added ?? '').length, end: text.length });
+    if (triggers.some((t) => text.endsWith(t))) { truncated = false; break; }
     if (tokens.length >= maxTokens) break;
   }
   if (tokens.length < maxTokens) truncated = false;
-  return { text: model.detokenize(ids), tokens, truncated, evaluated: prompt.length + tokens.length };
+  const full = model.detokenize(ids);
+  return { text: grammar.trimWhitespaceSuffix ? full.trimEnd() : full, tokens, truncated, evaluated: prompt.length + tokens.length };
 }
 
 /**

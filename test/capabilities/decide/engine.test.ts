@@ -74,7 +74,8 @@ describe('llama-decide engine', () => {
   it('fails a case past the model\'s context with 413 and the limit in tokens, alone', async () => {
     const q = JSON.stringify({ a: { type: 'noul', instructions: 'It is long' } });
     const rs = await engine.run(MODEL, [
-      { model: MODEL, state: JSON.stringify('x'.repeat(5000)), questions: q },
+      // a character outside the tiny vocabulary: 3 byte tokens each, 6,000 in all
+      { model: MODEL, state: JSON.stringify('漢'.repeat(2000)), questions: q },
       { model: MODEL, state: JSON.stringify('short'), questions: q },
       { model: MODEL, state: 'not json', questions: q },
     ]);

@@ -24,6 +24,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => { await svc?.close(); });
 
+/** Over the tiny models' 4,096-token context: a character outside their vocabulary is 3 byte tokens. */
+const TOO_LONG = '漢 '.repeat(1500);
+
 const QUESTIONS = {
   intent: { type: 'choice', instructions: 'What does the customer want?', criteria: { refund: 'their money back', status: 'to know where the transfer is', other: null } },
   angry: { type: 'noul', instructions: 'The customer is angry' },
@@ -64,7 +67,7 @@ describe('POST /v1/decide on a llama.cpp model', () => {
   it('fails a case past the model\'s context alone with 413 and bills only answered questions', async () => {
     const r = await post(svc, '/v1/decide/batch', {
       cases: [
-        { id: 'long', state: 'word '.repeat(1000), questions: QUESTIONS },
+        { id: 'long', state: TOO_LONG, questions: QUESTIONS },
         { id: 7, state: STATE, questions: { angry: QUESTIONS.angry } },
       ],
     });
@@ -73,7 +76,7 @@ describe('POST /v1/decide on a llama.cpp model', () => {
     expect(r.body.results[1].id).toBe(7);
     expect(Object.keys(r.body.results[1].answers)).toEqual(['angry']);
     expect(r.body.usage).toEqual({ decisions: 1 });
-    const single = await post(svc, '/v1/decide', { state: 'word '.repeat(1000), questions: QUESTIONS });
+    const single = await post(svc, '/v1/decide', { state: TOO_LONG, questions: QUESTIONS });
     expect(single.status).toBe(413);
     expect(single.body).toMatchObject({ code: 'CONTEXT_TOO_LONG', status: 413 });
     await until(async () => {

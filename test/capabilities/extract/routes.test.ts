@@ -7,13 +7,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../../services/embedded.ts';
 import { AUTH, post, startService, until } from '../../helpers/service.ts';
-import { useTinyWeights } from '../../helpers/llm.ts';
+import { repositoryWith, useTinyWeights } from '../../helpers/llm.ts';
 import { expectShape, textImage } from './helpers.ts';
 
 useTinyWeights();
+// short strings and lists: the tiny random models write each string and list to its limit
+const SHORT = { max_value_chars: 40, max_list_items: 3 };
+const repo = repositoryWith({ 'mist-extract-1.0': SHORT, 'mist-extract-flash-1.0': SHORT });
 let svc: Embedded;
 beforeAll(async () => {
-  svc = await startService({ RATE_LIMIT_MAX: 1_000_000 }, { capabilities: ['extract'] });
+  svc = await startService({ RATE_LIMIT_MAX: 1_000_000, MODEL_REPOSITORY: repo }, { capabilities: ['extract'] });
   await until(async () => {
     const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/models' });
     const models = (res.json() as { models: Array<{ name: string; status: string }> }).models;
@@ -51,7 +54,7 @@ describe('POST /v1/extract on a llama.cpp model', () => {
       model: 'mist-extract-flash-1.0',
       documents: [
         { id: 'none', template: { total: 'number' } },
-        { id: 'long', template: { total: 'number' }, text: 'x '.repeat(3000) },
+        { id: 'long', template: { total: 'number' }, text: '漢 '.repeat(1500) },
         { id: 3, template: { total: 'number' }, text: TEXT },
       ],
     });
