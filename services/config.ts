@@ -31,6 +31,11 @@ const schema = {
     MODEL_IDLE_UNLOAD_MS: envProperty(W, 'modelIdleUnloadMs'),
     EXECUTION_PROVIDER: envProperty(W, 'executionProvider'),
     INFERENCE_THREADS: envProperty(W, 'inferenceThreads'),
+    // read where they are used, in the inference threads (services/llm/llama.ts, the
+    // model repository's `weights` paths, services/capabilities/extract/ocr.ts); checked here at start
+    LLAMA_GPU: { type: 'string', default: 'auto', enum: ['auto', 'false', 'cuda', 'vulkan', 'metal'] },
+    MODEL_WEIGHTS_DIR: { type: 'string', default: '' },
+    TESSDATA_PREFIX: { type: 'string', default: '' },
     API_KEYS: { type: 'string', default: '' },
     RATE_LIMIT_MAX: envProperty(G, 'rateLimitMax'),
     RATE_LIMIT_WINDOW_MS: envProperty(G, 'rateLimitWindowMs'),
@@ -81,6 +86,12 @@ export interface Config {
   DATA_DIR: string;
   /** model repository: one folder per model (`<name>/config.json`, `<name>/<version>/model.onnx`) */
   MODEL_REPOSITORY: string;
+  /** llama.cpp backend of the generative models: auto, false, cuda, vulkan, metal */
+  LLAMA_GPU: string;
+  /** folder of operator-supplied GGUF weights (config.json `weights` names `${MODEL_WEIGHTS_DIR}/<model>.gguf`) */
+  MODEL_WEIGHTS_DIR: string;
+  /** folder of Tesseract language data, searched before Debian's */
+  TESSDATA_PREFIX: string;
   TOPIC_PREFIX: string;
   TOPIC_PARTITIONS: number;
   REQUEST_TIMEOUT_MS: number;
