@@ -58,7 +58,8 @@ export class ModelRepository {
    */
   check(): string[] {
     if (!existsSync(this.root)) return [];
-    const names = readdirSync(this.root, { withFileTypes: true }).filter((e) => e.isDirectory() && existsSync(join(this.root, e.name, 'config.json'))).map((e) => e.name);
+    // a model folder may be a symbolic link (a repository assembled from several places)
+    const names = readdirSync(this.root, { withFileTypes: true }).filter((e) => (e.isDirectory() || e.isSymbolicLink()) && existsSync(join(this.root, e.name, 'config.json'))).map((e) => e.name);
     return names.filter((name) => this.read(name) !== null).sort();
   }
 

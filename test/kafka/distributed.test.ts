@@ -16,6 +16,7 @@ import { kafkaAvailable, startKafka, type TestKafka } from '../helpers/kafka.ts'
 import { postgresBin, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { freePort, startProcess, type ServiceProcess } from '../helpers/processes.ts';
 import { until } from '../helpers/service.ts';
+import { repositoryWith, useTinyWeights } from '../helpers/llm.ts';
 
 const available = kafkaAvailable();
 if (!available && process.env.CI) throw new Error('CI needs the Kafka test broker: apt-get install python3-confluent-kafka');
@@ -199,6 +200,9 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
   const prefix = `bulk${Date.now()}`;
   let gatewayPort = 0;
   const ROOT = join(import.meta.dirname, '..', '..');
+  // the generative models on their tiny weights, with short answers (a random model writes each string to its limit)
+  const weights = useTinyWeights();
+  const repo = repositoryWith({ 'mist-extract-1.0': { max_value_chars: 24, max_list_items: 3 }, 'mist-qg-1.5b': { max_question_chars: 24 } });
 
   beforeAll(async () => {
     kafka = await startKafka();
@@ -207,6 +211,7 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
     env = {
       TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn',
       KAFKA_FETCH_MAX_WAIT_MS: '20', KAFKA_SESSION_TIMEOUT_MS: '6000', HOST: '127.0.0.1', SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`,
+      MODEL_WEIGHTS_DIR: weights, MODEL_REPOSITORY: repo,
     };
     // `npm start` with TRANSPORT=kafka and no --service: every service in one process,
     // serving its own Schema Registry
@@ -232,7 +237,15 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
       await until(async () => (r = await fetch(`${base}/v1/diacritize`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ text: 'Wczoraj poszlismy do kina z przyjaciolmi.', language: 'pl', model }) })).status === 200, 60_000, `a diacritization answer of ${model}`);
       expect(await r!.json()).toMatchObject({ text: 'Wczoraj poszliśmy do kina z przyjaciółmi.', language: 'pol', model });
     }
-  }, 180_000);
+    // the generative routes on llama.cpp through the same pipeline (issue 15)
+    const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) });
+    await until(async () => (r = await post('/v1/decide', { state: 'Please reverse my transfer', questions: { q: { type: 'choice', instructions: 'Intent?', criteria: { reversal: null, balance: null } } } })).status === 200, 60_000, 'a decision');
+    expect(Object.keys((await r!.json()).answers.q.probabilities)).toEqual(['reversal', 'balance']);
+    await until(async () => (r = await post('/v1/extract', { template: { total: 'number', shop: 'string' }, text: 'NAIVAS total KES 1,250' })).status === 200, 60_000, 'an extraction');
+    expect(Object.keys((await r!.json()).data)).toEqual(['total', 'shop']);
+    await until(async () => (r = await post('/v1/questions/generate', { passage: TEXTS[2]![1], n: 2 })).status === 200, 60_000, 'questions');
+    expect((await r!.json()).questions).toHaveLength(2);
+  }, 240_000);
 
   it('streams a file into the language-ID topic and writes a corpus split by label, resuming after a crash without duplicates or gaps', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'corpus-'));

@@ -2,7 +2,7 @@
  * The model repository (issue 12, item 4): config.json checked against its schema with
  * the defaults applied, the version policy, and a bad file named with its field.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -55,6 +55,12 @@ describe('weights outside the version folders (GGUF models, config.json `weights
 });
 
 describe('ModelRepository', () => {
+  it('reads a model folder that is a symbolic link (regression: check() skipped it)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'repo-'));
+    symlinkSync(join(MODELS, 'lid-lite-608'), join(root, 'lid-lite-608'), 'dir');
+    expect(new ModelRepository(root).check()).toEqual(['lid-lite-608']);
+  });
+
   it('reads the committed models: backend, batching, instances, typed inputs, the latest version', () => {
     const repo = new ModelRepository(MODELS);
     expect(repo.check()).toEqual(['diacnet-2.0', 'diacnet-mini-2.0', 'diactag-2.0', 'lid-lite-608', 'lid-neural-608']);
