@@ -34,6 +34,12 @@ const QUESTIONS = {
 };
 const STATE = 'Nimetuma pesa jana lakini hazijafika. Naomba mnirudishie haraka!';
 
+/** 8 cases of a 3,000-token state and 64 questions of 30 options (two-letter labels): seconds of work on the tiny model. */
+function heavyCases() {
+  const options = Object.fromEntries(Array.from({ length: 30 }, (_, k) => [`o${k}`, null]));
+  return Array.from({ length: 8 }, (_, i) => ({ id: i, state: '漢'.repeat(1000), questions: Object.fromEntries(Array.from({ length: 64 }, (_, k) => [`q${k}`, { type: 'choice', instructions: `Which option (${k})?`, criteria: options }])) }));
+}
+
 const sumsToOne = (p: Record<string, number>) => expect(Object.values(p).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
 
 describe('POST /v1/decide on a llama.cpp model', () => {
@@ -108,8 +114,8 @@ describe('POST /v1/decide on a llama.cpp model', () => {
     await svc.gateway.app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(svc.gateway.app.server.address() as { port: number }).port}`;
     const abort = new AbortController();
-    // 8 cases of 64 questions: seconds of work; 4 run at once (max_batch_size), 4 wait
-    const cases = Array.from({ length: 8 }, (_, i) => ({ id: i, state: STATE.repeat(10), questions: manyQuestions(64) }));
+    // seconds of work; 4 cases run at once (max_batch_size), 4 wait
+    const cases = heavyCases();
     const gone = fetch(`${base}/v1/decide/batch`, { method: 'POST', signal: abort.signal, headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ cases }) }).catch(() => null);
     await new Promise((r) => setTimeout(r, 300));
     abort.abort();
@@ -119,3 +125,29 @@ describe('POST /v1/decide on a llama.cpp model', () => {
     expect((await post(svc, '/v1/decide', { state: STATE, questions: { angry: QUESTIONS.angry } })).status).toBe(200);
   });
 });
+
+describe('a decision past its deadline', () => {
+  it('fails with 504, and the worker stops the running cases at the deadline instead of finishing them', async () => {
+    const expired = async () => {
+      const m = (await metricsRegistry.getMetricsAsJSON()).find((x) => x.name === 'lmstream_stopped_items_total');
+      return (m?.values ?? []).filter((v) => v.labels.reason === 'expired').reduce((n, v) => n + v.value, 0);
+    };
+    const before = await expired();
+    const short = await startService({ RATE_LIMIT_MAX: 1_000_000, REQUEST_TIMEOUT_MS: 400 }, { capabilities: ['decide'] });
+    try {
+      await until(async () => {
+        const res = await short.gateway.app.inject({ method: 'GET', url: '/v1/models' });
+        return (res.json() as { models: Array<{ name: string; status: string }> }).models.find((m) => m.name === MODEL)?.status === 'available';
+      }, 20_000, `${MODEL} available`);
+      // seconds of work, far past 400 ms
+      const cases = heavyCases();
+      const r = await post(short, '/v1/decide/batch', { cases });
+      // each case fails alone with 504 (a batch answers 200), and none is billed
+      expect(r.status).toBe(200);
+      expect(r.body.results.map((x: { status: number; code: string }) => `${x.status} ${x.code}`)).toEqual(Array(8).fill('504 DEADLINE_EXCEEDED'));
+      expect(r.body.usage).toEqual({ decisions: 0 });
+      await until(async () => (await expired()) - before >= 1, 10_000, 'running cases stopped at their deadline');
+    } finally { await short.close(); }
+  }, 60_000);
+});
+
