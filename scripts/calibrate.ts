@@ -68,10 +68,11 @@ async function decisions(model: InstalledModel): Promise<Record<string, number>>
   const rows = [];
   for (const type of ['choice', 'noul', 'score'] as const) {
     const f = fit.filter((it) => it.type === type), h = held.filter((it) => it.type === type);
-    const t = +fitTemperature(f).toFixed(3);
+    const fitted = +fitTemperature(f).toFixed(3);
+    const t = nll(h, fitted) <= nll(h, 1) ? fitted : 1;
     out[type] = t;
     rows.push({
-      type, 'fit items': f.length, 'held-out items': h.length, temperature: t,
+      type, 'fit items': f.length, 'held-out items': h.length, fitted, written: t,
       'accuracy %': +(100 * accuracy(predictionsAt(h, 1))).toFixed(1),
       'ECE before %': +(100 * eceAt(h, 1)).toFixed(2), 'ECE after %': +(100 * eceAt(h, t)).toFixed(2),
       'NLL before': +nll(h, 1).toFixed(4), 'NLL after': +nll(h, t).toFixed(4),
@@ -91,10 +92,11 @@ async function extraction(model: InstalledModel): Promise<Record<string, number>
   const outcomes = (odd: boolean): FieldOutcome[] => evens(answers, odd).flatMap((a) => (a.failed ? [] : scoreFields(a.doc.template, a.doc.labels, a.data, a.confidence).predicted))
     .map((o) => ({ confidence: Math.pow(o.confidence, current), correct: o.correct }));
   const fit = outcomes(false), held = outcomes(true);
-  const t = +fitFieldTemperature(fit).toFixed(3);
+  const fitted = +fitFieldTemperature(fit).toFixed(3);
+  const t = fieldNll(held, fitted) <= fieldNll(held, 1) ? fitted : 1;
   console.log(`${name} on ${data}: ${docs.length} documents, ${fit.length + held.length} predicted values (fitted on the even documents, measured on the odd)`);
   console.table([{
-    'fit values': fit.length, 'held-out values': held.length, temperature: t,
+    'fit values': fit.length, 'held-out values': held.length, fitted, written: t,
     'right %': +(100 * held.filter((o) => o.correct).length / Math.max(1, held.length)).toFixed(1),
     'ECE before %': +(100 * fieldEce(held, 1)).toFixed(2), 'ECE after %': +(100 * fieldEce(held, t)).toFixed(2),
     'NLL before': +fieldNll(held, 1).toFixed(4), 'NLL after': +fieldNll(held, t).toFixed(4),
