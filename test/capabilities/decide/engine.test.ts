@@ -108,4 +108,19 @@ describe('llama-decide engine', () => {
     expect(rs[1]!.failure).toMatchObject({ status: 504, code: 'DEADLINE_EXCEEDED' });
     expect(rs[2]!.output!.decisions).toBe(2);
   }, 60_000);
+
+  it('answers at the spec\'s limits: 255 options (two-letter labels) and 26 levels', async () => {
+    const keys = Array.from({ length: 255 }, (_, i) => `option-${i}`);
+    const questions = {
+      many: { type: 'choice', instructions: 'Which option?', criteria: Object.fromEntries(keys.map((k) => [k, null])) },
+      levels: { type: 'score', instructions: 'Which level?', criteria: Array.from({ length: 26 }, (_, i) => `level ${i}`) },
+    };
+    const [r] = await engine.run(MODEL, [{ model: MODEL, state: JSON.stringify(STATE), questions: JSON.stringify(questions) }]);
+    const answers = JSON.parse(r!.output!.answers) as Record<string, any>;
+    expect(Object.keys(answers.many.probabilities)).toEqual(keys);
+    expect(Object.values(answers.many.probabilities as Record<string, number>).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+    expect(Object.keys(answers.levels.probabilities)).toEqual(Array.from({ length: 26 }, (_, i) => String(i)));
+    expect(answers.levels.score).toBeGreaterThanOrEqual(0);
+    expect(answers.levels.score).toBeLessThanOrEqual(25);
+  }, 60_000);
 });
