@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { pipelineGroups, reportConsumerLag } from '../lib/consumer-lag.ts';
 import { billingGroup } from '../billing/consumer.ts';
 import { ServiceError } from '../lib/errors.ts';
 import { topicsFor } from '../events/topics.ts';
@@ -52,8 +53,11 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     transport: o.transportName, keys: o.keys, logger: o.logger,
     billingLag: () => o.transport.consumerLag(billingGroup(settings.topicPrefix), topics.usage),
   });
+  // consumer lag of the pipeline's shared groups on /metrics
+  const stopLag = reportConsumerLag(o.transport, pipelineGroups(settings.topicPrefix));
   let closing: Promise<void> | undefined;
   const close = async (drainMs: number) => {
+    stopLag();
     app.gatewayState.draining = true;
     const closed = app.close();
     // requests still waiting at the end of the drain time are answered 503; a second
