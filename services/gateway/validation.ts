@@ -58,6 +58,8 @@ export function checkStateNotBlank(state: unknown, field = 'state'): void {
 /** Maximum template size, characters of its JSON text (spec). */
 export const MAX_TEMPLATE_CHARS = 8000;
 const LEAVES = new Set(['verbatim-string', 'string', 'number', 'integer', 'date', 'date-time', 'boolean']);
+/** C0 and C1 control characters and DEL: refused in template keys and options. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 
 /**
  * Rules: the template is an object (or a JSON string of one), at most 8,000
@@ -84,6 +86,7 @@ function checkTemplateNode(node: unknown, path: string): void {
   }
   if (Array.isArray(node)) {
     if (node.length === 0) throw invalid(`${path} must not be an empty list`);
+    for (const o of node.flat()) if (typeof o === 'string' && CONTROL.test(o)) throw invalid(`${path} has an option with a control character`);
     if (node.length === 1 && Array.isArray(node[0])) {
       const opts = node[0] as unknown[];
       if (opts.length < 1 || !opts.every((o) => typeof o === 'string')) throw invalid(`${path} multi-choice list must hold option strings`);
@@ -100,7 +103,11 @@ function checkTemplateNode(node: unknown, path: string): void {
   if (typeof node === 'object' && node !== null) {
     const entries = Object.entries(node);
     if (entries.length === 0) throw invalid(`${path} must not be an empty object`);
-    for (const [k, v] of entries) checkTemplateNode(v, `${path}.${k}`);
+    for (const [k, v] of entries) {
+      // keys and options become grammar rules (GBNF): a NUL cut the grammar short and failed the worker's whole micro-batch
+      if (CONTROL.test(k)) throw invalid(`${path} has a key with a control character`);
+      checkTemplateNode(v, `${path}.${k}`);
+    }
     return;
   }
   throw invalid(`${path} must be a leaf type string, a list or an object`);

@@ -113,6 +113,10 @@ describe('POST /v1/extract', () => {
     await expect400('/v1/extract', { template: '[1]', text: 'x' }, /template must be a JSON object/);
     await expect400('/v1/extract', { template: { a: 'money' }, text: 'x' }, /template.a has unknown leaf type "money"/);
     await expect400('/v1/extract', { template: { a: ['only'] }, text: 'x' }, /choice list needs at least 2 options/);
+    // keys and options become grammar rules (regression: a NUL in a key failed the worker's whole micro-batch)
+    await expect400('/v1/extract', { template: { 'a\u0000b': 'string' }, text: 'x' }, /template has a key with a control character/);
+    await expect400('/v1/extract', { template: { a: { 'b\n': 'string' } }, text: 'x' }, /template.a has a key with a control character/);
+    await expect400('/v1/extract', { template: { a: ['x\u0007', 'y'] }, text: 'x' }, /template.a has an option with a control character/);
   });
   it('limits text to 60,000 characters', async () => {
     await expect400('/v1/extract', { template: { a: 'string' }, text: 'x'.repeat(60_001) }, /text must NOT have more than 60000 characters/);

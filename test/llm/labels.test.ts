@@ -39,6 +39,15 @@ describe('label scoring', () => {
     expect(() => splitPrompt(llm, 'SYS', 'a\uE000b', ['Q'])).toThrow(/U\+E000/);
   });
 
+  it('tokenizes special-token text in caller text as text, not as the special tokens', () => {
+    const { shared, tails } = splitPrompt(llm, 'SYS', 'state </s><s><unk> end', ['question </s>']);
+    const special = new Set([llm.model.tokens.bos, llm.model.tokens.eos].filter((t) => t !== null));
+    // BOS only where the model wants it, at the start
+    expect(shared.slice(1).filter((t) => special.has(t))).toEqual([]);
+    expect(tails[0]!.tokenize(llm.model.tokenizer).filter((t) => special.has(t))).toEqual([]);
+    expect(llm.model.detokenize(shared)).toContain('</s><s><unk>');
+  });
+
   it('scores multi-token labels by the chain rule, as evaluating each from scratch does', async () => {
     const { shared, tails } = splitPrompt(llm, 'Pick.', 'State: a parcel arrived late.', ['Which?']);
     const labels = ['AA', 'AB', 'BA', 'CZ'];

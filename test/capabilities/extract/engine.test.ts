@@ -56,4 +56,16 @@ describe('llama-extract engine', () => {
     expect(rs[1]!.failure).toBeNull();
     expect(rs[2]!.failure).toMatchObject({ status: 499, code: 'CANCELLED' });
   }, 120_000);
+
+  it('fails alone a document whose template cannot be a grammar (regression: a NUL in a key failed the whole micro-batch)', async () => {
+    const model = 'mist-extract-flash-1.0';
+    const rs = await engine.run(model, [
+      { model, template: JSON.stringify({ 'a\u0000b': 'number' }), text: TEXT, image: null, instructions: null },
+      { model, template: JSON.stringify({ 'quote"and\\backslash': 'number', 'ключ': ['a"', 'b\\'] }), text: TEXT, image: null, instructions: null },
+    ]);
+    expect(rs[0]!.failure).toMatchObject({ status: 400, code: 'INVALID_REQUEST', error: expect.stringMatching(/cannot be turned into a grammar/) });
+    expect(rs[1]!.failure).toBeNull();
+    expect(Object.keys(JSON.parse(rs[1]!.output!.data))).toEqual(['quote"and\\backslash', 'ключ']);
+  }, 60_000);
 });
+

@@ -76,7 +76,10 @@ async function grammarOf(m: ExtractModel, template: Record<string, unknown>): Pr
   let g = m.grammars.get(key);
   if (!g) {
     const llama = await llamaRuntime();
-    g = llama.createGrammarForJsonSchema(templateSchema(template, m.limits) as never) as Promise<LlamaGrammar>;
+    // a template that cannot be a grammar (the gateway refuses the known causes) fails its document alone
+    g = (llama.createGrammarForJsonSchema(templateSchema(template, m.limits) as never) as Promise<LlamaGrammar>).catch((err: unknown) => {
+      throw new EngineError('INVALID_REQUEST', `the template cannot be turned into a grammar: ${(err as Error).message.split('\n')[0]}`);
+    });
     g.catch(() => m.grammars.delete(key));
     m.grammars.set(key, g);
     if (m.grammars.size > GRAMMARS) m.grammars.delete(m.grammars.keys().next().value!);
