@@ -146,6 +146,47 @@ export interface ModelStatus {
   languages?: number;
 }
 
+/** eventId = requestId:itemIndex, so a replayed event is counted once. */
+export interface OutcomeEvent {
+  eventId: string;
+  requestId: string;
+  itemIndex: number;
+  /** the API key's id; 'anonymous' for a request without a valid key */
+  keyId: string;
+  source: OutcomeOutcomeSource;
+  /** capability module name (language-id, decide, ...) */
+  capability: string;
+  /** null when the request was refused before its model was known */
+  model?: null | string;
+  /** HTTP status of the item (a batch item its own); 499 when the client went away */
+  status: number;
+  /** error code (services/lib/errors.ts) when status is not 200 */
+  code?: null | string;
+  /** items the event stands for: 1 for an item, 0 for a refused request */
+  items: number;
+  /** quantity billed, in the capability's billing unit (0 when not delivered) */
+  billable: number;
+  /** ms from the worker taking the item to its micro-batch starting */
+  queueMs?: null | number;
+  /** ms the item's micro-batch (or, with continuous batching, the item) ran */
+  inferenceMs?: null | number;
+  /** ms from the request's arrival to its answer (bulk: from the event's timestamp to its result) */
+  totalMs: number;
+  /** language ID: the answer's label (ISO 639-3 + ISO 15924) */
+  label?: null | string;
+  /** language ID: the confidence in tenths, 0 to 9 */
+  confidenceBucket?: null | number;
+  timestampMs: number;
+}
+
+/** What happened to requests and items, for analytics (issue 16): one outcome event per batch item, one per request that carries no items (a single-item request is one item; a request refused before dispatch is one event with items 0). Written by the gateway when it answers and by workers for bulk items; one message per API key, like usage. Never holds a text. */
+export interface OutcomeEvents {
+  events: OutcomeEvent[];
+}
+
+/** Avro enum lmstream.outcome.OutcomeSource. */
+export type OutcomeOutcomeSource = 'gateway' | 'bulk';
+
 /** Avro record lmstream.questions.QuestionsOutput. */
 export interface QuestionsOutput {
   questions: string[];
@@ -212,6 +253,7 @@ export interface WorkerStatus {
 /** Names of the event schemas: `<folder>/<file without .avsc>`. */
 export type SchemaName =
   | 'common/failure'
+  | 'common/outcome'
   | 'common/usage'
   | 'control/cancel'
   | 'control/warmup'
@@ -230,6 +272,7 @@ export type SchemaName =
 /** The value type of each schema. */
 export interface SchemaValues {
   'common/failure': Failure;
+  'common/outcome': OutcomeEvents;
   'common/usage': UsageEvents;
   'control/cancel': Cancel;
   'control/warmup': Warmup;

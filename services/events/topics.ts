@@ -11,6 +11,8 @@ export interface Topics {
   replies(instanceId: string): string;
   /** `<prefix>.usage`: the usage events (one per billable item) of a micro-batch and API key per message */
   usage: string;
+  /** `<prefix>.outcomes`: outcome events (schemas/common/outcome.avsc) for analytics, one message per writer's batch and API key */
+  outcomes: string;
   /** `<prefix>.workers`: worker heartbeats */
   workers: string;
   /** `<prefix>.control`: warm-up commands */
@@ -27,6 +29,7 @@ export function topicsFor(prefix: string): Topics {
     requests: (c) => `${prefix}.${c}.requests`,
     replies: (id) => `${prefix}.replies.${id}`,
     usage: `${prefix}.usage`,
+    outcomes: `${prefix}.outcomes`,
     workers: `${prefix}.workers`,
     control: `${prefix}.control`,
     cancellations: `${prefix}.cancellations`,
@@ -62,4 +65,8 @@ export const H = {
    * publishes the result
    */
   billing: 'billing',
+  /** result events: ms from the worker taking the item to its micro-batch starting */
+  queueMs: 'queue-ms',
+  /** result events: ms the item's micro-batch ran */
+  inferenceMs: 'inference-ms',
 } as const;

@@ -30,6 +30,7 @@ import { BODY_LIMITS } from './limits.ts';
 import { DEFAULT_INFLIGHT_ITEMS, InflightItems } from './load-shedding.ts';
 import { RateLimits } from './rate-limit.ts';
 import { UsageRecorder } from './usage-recorder.ts';
+import { OutcomeRecorder } from './outcome-recorder.ts';
 import { infoRoutes } from './routes/info.ts';
 import { accountRoutes } from './routes/account.ts';
 
@@ -96,25 +97,28 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     inflight: new InflightItems({ ...DEFAULT_INFLIGHT_ITEMS, ...settings.maxInflightItems } as typeof DEFAULT_INFLIGHT_ITEMS),
     bodies: new BodyBudget(settings.maxInflightBodyBytes),
     recorder: new UsageRecorder(opts.producer, opts.codec, opts.topics.usage, opts.logger.child({ service: 'gateway', component: 'usage' })),
+    outcomes: new OutcomeRecorder(opts.producer, opts.codec, opts.topics.outcomes, opts.logger.child({ service: 'gateway', component: 'outcomes' })),
   };
   app.decorate('gatewayState', state);
   reportGatewayLoad(() => ({ items: Object.fromEntries(CAPABILITIES.map((c) => [c, state.inflight.inFlight(c)])), bodyBytes: state.bodies.inFlight }));
-  app.addHook('onClose', async () => { await state.recorder.close(); });
+  app.addHook('onClose', async () => { await Promise.all([state.recorder.close(), state.outcomes.close()]); });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
+    // the code goes into the request's outcome event (services/gateway/delivery.ts)
+    const send = (status: number, body: { error: string; status: number; code: string }) => { req.errorCode = body.code; return reply.code(status).send(body); };
     if (err instanceof ServiceError) {
       if (err.retryAfterS !== undefined) reply.header('retry-after', err.retryAfterS);
-      return reply.code(err.status).send(err.toJSON());
+      return send(err.status, err.toJSON());
     }
-    if (err.validation) return reply.code(400).send(errorBody('INVALID_REQUEST', err.message));
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(errorBody('PAYLOAD_TOO_LARGE', `request body is too large (${err.message})`));
-    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send(errorBody('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
+    if (err.validation) return send(400, errorBody('INVALID_REQUEST', err.message));
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(413, errorBody('PAYLOAD_TOO_LARGE', `request body is too large (${err.message})`));
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return send(415, errorBody('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       const msg = err.code?.startsWith('FST_ERR_CTP') ? `malformed JSON body: ${err.message}` : err.message;
-      return reply.code(err.statusCode).send({ error: msg, status: err.statusCode, code: codeForStatus(err.statusCode) });
+      return send(err.statusCode, { error: msg, status: err.statusCode, code: codeForStatus(err.statusCode) });
     }
     req.log.error({ err }, 'request failed');
-    return reply.code(500).send(errorBody('INTERNAL', 'internal error'));
+    return send(500, errorBody('INTERNAL', 'internal error'));
   });
   app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody('NOT_FOUND', `route ${req.method} ${req.url.split('?')[0]} not found`)));
 
@@ -146,7 +150,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   });
   registerAdmission(app, { limits, dispatcher: opts.dispatcher, inflight: state.inflight });
   registerBodyBudget(app, state.bodies);
-  registerDelivery(app, { requestTimeoutMs: settings.requestTimeoutMs, recorder: state.recorder });
+  registerDelivery(app, { requestTimeoutMs: settings.requestTimeoutMs, recorder: state.recorder, outcomes: state.outcomes });
 
   await app.register(swagger, {
     openapi: {

@@ -15,6 +15,13 @@ import type { Batch, Consumer, Transport } from '../transport/types.ts';
 import type { ItemResult } from '../events/contract.ts';
 import { failed, itemResult } from '../events/results.ts';
 
+/** A result's times in the worker, from its headers: ms queued there and ms its micro-batch ran. */
+export interface ItemTiming { queueMs: number; inferenceMs: number; }
+const TIMINGS = new WeakMap<ItemResult, ItemTiming>();
+
+/** The worker's times of a result the correlator delivered (undefined when the worker sent none). */
+export const timingOf = (result: ItemResult): ItemTiming | undefined => TIMINGS.get(result);
+
 interface Pending { resolve(r: ItemResult): void; reject(e: Error): void; timer: NodeJS.Timeout; }
 
 /** See the module comment. */
@@ -95,6 +102,8 @@ export class Correlator {
         this.log.error({ err, correlationId: id }, 'undecodable reply');
         result = failed('INTERNAL', 'the worker sent a result that does not decode');
       }
+      const queueMs = msg.headers[H.queueMs], inferenceMs = msg.headers[H.inferenceMs];
+      if (queueMs !== undefined && inferenceMs !== undefined) TIMINGS.set(result, { queueMs: Number(queueMs), inferenceMs: Number(inferenceMs) });
       clearTimeout(p.timer);
       this.pending.delete(id);
       pendingReplies.dec();

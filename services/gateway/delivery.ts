@@ -2,34 +2,79 @@
  * The life of an admitted model request after admission (a `preHandler` hook that runs
  * after services/gateway/admission.ts): its dispatch context (server-made request id,
  * key, deadline counted from arrival, and its RequestEnd, which tells the dispatcher when
- * the client goes away so that it stops waiting and cancels the items), and billing at
- * delivery (an `onResponse` hook): when the response has been written out in full with
- * status 200, the items the request answered successfully go to the usage recorder.
- * Nothing else is billed: not a 504, not an answer the client left before, not a
- * refused request.
+ * the client goes away so that it stops waiting and cancels the items), and, when the
+ * response closes (an `onResponse` hook):
+ * - billing at delivery: when the response has been written out in full with status 200,
+ *   the items the request answered successfully go to the usage recorder. Nothing else is
+ *   billed: not a 504, not an answer the client left before, not a refused request;
+ * - outcome events (issue 16) of every model route's answer: one per dispatched item with
+ *   its own status, the worker's queue and inference times and the total time; one with
+ *   `items` 0 for a request refused before dispatch; status 499 for a client that went away.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { usageFieldsOf } from '../capabilities/index.ts';
+import type { OutcomeEvent } from '../events/contract.ts';
 import { endOf } from './request-end.ts';
+import type { OutcomeRecorder } from './outcome-recorder.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 
-/** Adds the hook of the module comment to `app`. */
-export function registerDelivery(app: FastifyInstance, o: { requestTimeoutMs: number; recorder: UsageRecorder }): void {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the error code of an error response (set by the app's error handler), for outcome events */
+    errorCode?: string;
+  }
+}
+
+/** Adds the hooks of the module comment to `app`. */
+export function registerDelivery(app: FastifyInstance, o: { requestTimeoutMs: number; recorder: UsageRecorder; outcomes?: OutcomeRecorder }): void {
   app.addHook('preHandler', async (req, reply) => {
     if (!req.routeOptions.config?.admission) return;
     req.dispatchContext = {
-      requestId: req.id, keyId: req.apiKey!.id, log: req.log, end: endOf(req, reply), usage: [], nextItem: 0,
+      requestId: req.id, keyId: req.apiKey!.id, log: req.log, end: endOf(req, reply), usage: [], outcomes: [], nextItem: 0,
       deadline: Math.round(Date.now() - reply.elapsedTime) + o.requestTimeoutMs,
     };
   });
   // onResponse runs on the response's finish (and on a write error, when `finished` is false)
   app.addHook('onResponse', async (req, reply) => {
     const ctx = req.dispatchContext;
+    if (o.outcomes && req.routeOptions.config?.admission) o.outcomes.record(outcomesOf(req, reply));
     if (!ctx || ctx.usage.length === 0 || reply.statusCode !== 200 || !ctx.end?.finished) return;
     const now = Date.now();
     o.recorder.record(ctx.usage.map((u) => ({
       eventId: `${ctx.requestId}:${u.itemIndex}`, requestId: ctx.requestId, itemIndex: u.itemIndex, keyId: ctx.keyId,
       ...usageFieldsOf(u.capability), model: u.model, quantity: u.quantity, timestampMs: now,
     })));
+  });
+}
+
+/** The outcome events of a model route's answer (see the module comment). */
+function outcomesOf(req: FastifyRequest, reply: FastifyReply): OutcomeEvent[] {
+  const ctx = req.dispatchContext;
+  const admission = req.routeOptions.config!.admission!;
+  const now = Date.now();
+  const totalMs = Math.round(reply.elapsedTime);
+  const keyId = req.apiKey?.id ?? 'anonymous';
+  const requestId = ctx?.requestId ?? req.id;
+  const gone = ctx?.end ? ctx.end.cancelled : false;
+  const delivered = reply.statusCode === 200 && !gone;
+  const answerStatus = gone ? 499 : reply.statusCode;
+  const answerCode = gone ? 'CANCELLED' : reply.statusCode === 200 ? null : req.errorCode ?? null;
+  if (!ctx || ctx.outcomes.length === 0) {
+    let model: string | null = null;
+    try { model = typeof req.body === 'object' && req.body !== null ? admission.model(req.body) : null; } catch { model = null; }
+    return [{
+      eventId: `${requestId}:0`, requestId, itemIndex: 0, keyId, source: 'gateway', capability: admission.capability, model,
+      status: answerStatus, code: answerCode, items: 0, billable: 0, queueMs: null, inferenceMs: null, totalMs, label: null, confidenceBucket: null, timestampMs: now,
+    }];
+  }
+  return ctx.outcomes.map((oc) => {
+    // an item that failed keeps its own status; a success is what the answer was
+    const ok = oc.status === 200;
+    return {
+      eventId: `${requestId}:${oc.itemIndex}`, requestId, itemIndex: oc.itemIndex, keyId, source: 'gateway' as const, capability: oc.capability, model: oc.model,
+      status: ok ? (delivered ? 200 : answerStatus) : oc.status, code: ok ? (delivered ? null : answerCode) : oc.code,
+      items: 1, billable: ok && delivered ? oc.quantity : 0, queueMs: oc.queueMs, inferenceMs: oc.inferenceMs, totalMs,
+      label: oc.label, confidenceBucket: oc.confidenceBucket, timestampMs: now,
+    };
   });
 }

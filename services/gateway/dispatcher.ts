@@ -14,7 +14,8 @@ import { ServiceError, codeOf, modelNotInstalled } from '../lib/errors.ts';
 import type { Producer } from '../transport/types.ts';
 import type { ItemResult, SchemaValues } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
-import type { Correlator } from './correlator.ts';
+import { timingOf, type Correlator } from './correlator.ts';
+import { languageFields, statusOf } from '../events/outcomes.ts';
 import type { RequestEnd } from './request-end.ts';
 import type { LiveWorkers } from './live-workers.ts';
 
@@ -26,6 +27,22 @@ export interface BillableItem {
   model: string;
   /** in the capability's billing unit (the capability module's usageQuantity) */
   quantity: number;
+}
+
+/** What became of an item: for outcome events (services/gateway/delivery.ts). */
+export interface ItemOutcome {
+  itemIndex: number;
+  capability: Capability;
+  model: string;
+  /** the item's own status: 200, or its failure's */
+  status: number;
+  code: string | null;
+  /** in the billing unit, for a success */
+  quantity: number;
+  queueMs: number | null;
+  inferenceMs: number | null;
+  label: string | null;
+  confidenceBucket: number | null;
 }
 
 /** Who asked, until when, and what was answered. */
@@ -40,6 +57,8 @@ export interface DispatchContext {
   end?: RequestEnd;
   /** items answered successfully so far */
   usage: BillableItem[];
+  /** what became of every dispatched item so far */
+  outcomes: ItemOutcome[];
   /** index of the request's next item (a request may dispatch more than once) */
   nextItem: number;
 }
@@ -113,17 +132,28 @@ export class Dispatcher {
     let settled: Array<PromiseSettledResult<ItemResult>>;
     try { settled = await Promise.allSettled(waits); } finally { off?.(); }
     ctx.log.debug({ ms: Math.round(performance.now() - written) }, 'results received');
-    if (ctx.end?.cancelled) throw cancelled();
+    if (ctx.end?.cancelled) {
+      inputs.forEach((_, i) => ctx.outcomes.push({ itemIndex: base + i, capability, model, status: 499, code: 'CANCELLED', quantity: 0, queueMs: null, inferenceMs: null, label: null, confidenceBucket: null }));
+      throw cancelled();
+    }
     // a gateway shutting down fails the whole request, with its Retry-After
     const shutdown = settled.find((s) => s.status === 'rejected' && s.reason instanceof ServiceError && s.reason.code === 'SHUTTING_DOWN');
     if (shutdown) throw (shutdown as PromiseRejectedResult).reason;
     return settled.map((s, i) => {
+      let r: ItemResult<O>;
       if (s.status === 'rejected') {
         const e = s.reason instanceof ServiceError ? s.reason : new ServiceError('INTERNAL', (s.reason as Error).message);
-        return failed(e.code, e.message) as ItemResult<O>;
+        r = failed(e.code, e.message) as ItemResult<O>;
+      } else {
+        r = s.value as ItemResult<O>;
       }
-      const r = s.value as ItemResult<O>;
-      if (r.output) ctx.usage.push({ itemIndex: base + i, capability, model, quantity: usageQuantity(capability, r.output as Record<string, unknown>) });
+      const quantity = r.output ? usageQuantity(capability, r.output as Record<string, unknown>) : 0;
+      if (r.output) ctx.usage.push({ itemIndex: base + i, capability, model, quantity });
+      const timing = s.status === 'fulfilled' ? timingOf(s.value) : undefined;
+      ctx.outcomes.push({
+        itemIndex: base + i, capability, model, ...statusOf(r), quantity,
+        queueMs: timing?.queueMs ?? null, inferenceMs: timing?.inferenceMs ?? null, ...languageFields(capability, r),
+      });
       return r;
     });
   }

@@ -5,6 +5,7 @@
 import type { BodyBudget } from './body-budget.ts';
 import type { InflightItems } from './load-shedding.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
+import type { OutcomeRecorder } from './outcome-recorder.ts';
 
 /** See the module comment. */
 export interface GatewayState {
@@ -13,6 +14,8 @@ export interface GatewayState {
   inflight: InflightItems;
   bodies: BodyBudget;
   recorder: UsageRecorder;
+  /** outcome events of answered model requests, for analytics (issue 16) */
+  outcomes: OutcomeRecorder;
 }
 
 declare module 'fastify' {

@@ -87,6 +87,11 @@ export const stoppedItems = new client.Counter({
 });
 
 /** Usage events of delivered answers a gateway wrote to the usage topic, and those it could not write. */
+export const outcomeEvents = new client.Counter({
+  name: 'lmstream_outcome_events_total', help: 'outcome events of answered requests, by outcome of their write', labelNames: ['outcome'] as const, registers: [metricsRegistry],
+});
+
+/** Usage events of delivered answers a gateway wrote to the usage topic, and those it could not write. */
 export const deliveredUsage = new client.Counter({
   name: 'lmstream_delivered_usage_events_total', help: 'usage events of delivered answers, by outcome of their write', labelNames: ['outcome'] as const, registers: [metricsRegistry],
 });

@@ -1,18 +1,23 @@
 /**
  * What a worker writes for a micro-batch: each item's result to the reply topic its
- * request named, and usage events for the items nobody bills at delivery (bulk
- * producers; header `billing`), all in one produce call.
+ * request named (with the item's queue and inference times in headers), and, for the
+ * items nobody bills at delivery (bulk producers; header `billing`), usage events and
+ * outcome events (schemas/common/outcome.avsc), all in one produce call.
  */
 import { resultSchemaOf, usageFieldsOf, usageQuantity, type Capability } from '../capabilities/index.ts';
 import type { EventCodec, RequestSchema, ResultSchema } from '../events/codec.ts';
-import type { ItemResult, SchemaValues, UsageEvent } from '../events/contract.ts';
+import type { ItemResult, OutcomeEvent, SchemaValues, UsageEvent } from '../events/contract.ts';
+import { languageFields, statusOf } from '../events/outcomes.ts';
 import { failed } from '../events/results.ts';
 import { H } from '../events/topics.ts';
 import type { ErrorCode } from '../lib/errors.ts';
 import type { ConsumedMessage, OutgoingMessage, Producer } from '../transport/types.ts';
 
-/** An item a worker took from its request topic: the event and its decoded value. */
-export interface Item { msg: ConsumedMessage; input: SchemaValues[RequestSchema]; }
+/** An item a worker took from its request topic: the event, its decoded value, and when the worker took it (ms since the epoch). */
+export interface Item { msg: ConsumedMessage; input: SchemaValues[RequestSchema]; takenAt?: number; }
+
+/** When an item's micro-batch started (ms since the epoch) and how long it ran (ms). */
+export interface RunTiming { startedAt: number; inferenceMs: number; }
 
 /** Messages for several topics. */
 export type TopicMessages = Array<{ topic: string; m: OutgoingMessage }>;
@@ -48,12 +53,13 @@ export function groupByTopic(entries: TopicMessages): Array<{ topic: string; mes
 export class ResultPublisher {
   private readonly resultSchema: ResultSchema;
 
-  constructor(private readonly capability: Capability, private readonly codec: EventCodec, private readonly producer: Producer, private readonly usageTopic: string) {
+  /** @param outcomesTopic where outcome events of bulk items go (none: not written) */
+  constructor(private readonly capability: Capability, private readonly codec: EventCodec, private readonly producer: Producer, private readonly usageTopic: string, private readonly outcomesTopic?: string) {
     this.resultSchema = resultSchemaOf(capability);
   }
 
   /** The result event of an item, for the reply topic its request named. */
-  async resultMessage(msg: ConsumedMessage, result: ItemResult): Promise<OutgoingMessage> {
+  async resultMessage(msg: ConsumedMessage, result: ItemResult, timing?: { queueMs: number; inferenceMs: number }): Promise<OutgoingMessage> {
     const h = msg.headers;
     return {
       partition: h[H.replyPartition] !== undefined ? Number(h[H.replyPartition]) : undefined,
@@ -67,6 +73,7 @@ export class ResultPublisher {
         [H.correlationId]: h[H.correlationId] ?? '', [H.capability]: this.capability,
         ...(h[H.requestId] !== undefined ? { [H.requestId]: h[H.requestId]! } : {}),
         ...(h[H.itemIndex] !== undefined ? { [H.itemIndex]: h[H.itemIndex]! } : {}),
+        ...(timing ? { [H.queueMs]: String(timing.queueMs), [H.inferenceMs]: String(timing.inferenceMs) } : {}),
       },
     };
   }
@@ -78,32 +85,49 @@ export class ResultPublisher {
   }
 
   /**
-   * Publishes results (to each item's reply topic) and usage in one call: one usage
-   * message per API key of the micro-batch, holding a usage event per billable item.
+   * Publishes results (to each item's reply topic), usage and outcomes in one call: one
+   * usage and one outcome message per API key of the micro-batch, holding an event per
+   * billable (usage) or bulk (outcome) item.
+   * @param timing when the micro-batch started and how long it ran (absent: results carry no times)
    */
-  async publish(items: Item[], results: ItemResult[]): Promise<void> {
+  async publish(items: Item[], results: ItemResult[], timing?: RunTiming): Promise<void> {
     const entries: TopicMessages = [];
     const usage = new Map<string, UsageEvent[]>();
+    const outcomes = new Map<string, OutcomeEvent[]>();
     const now = Date.now();
     for (const [i, item] of items.entries()) {
       const r = results[i]!;
       const h = item.msg.headers;
-      if (h[H.replyTopic]) entries.push({ topic: h[H.replyTopic]!, m: await this.resultMessage(item.msg, r) });
-      // the gateway bills what it delivers; bulk items are billed here, as they are published
-      if (r.output && h[H.billing] !== 'at-delivery') {
-        const { requestId, itemIndex } = requestOf(item.msg);
-        const keyId = h[H.keyId] ?? 'anonymous';
+      const times = timing ? { queueMs: Math.max(0, timing.startedAt - (item.takenAt ?? timing.startedAt)), inferenceMs: timing.inferenceMs } : undefined;
+      if (h[H.replyTopic]) entries.push({ topic: h[H.replyTopic]!, m: await this.resultMessage(item.msg, r, times) });
+      // the gateway bills and reports what it delivers; bulk items are billed and reported here, as they are published
+      if (h[H.billing] === 'at-delivery') continue;
+      const { requestId, itemIndex } = requestOf(item.msg);
+      const keyId = h[H.keyId] ?? 'anonymous';
+      const quantity = r.output ? usageQuantity(this.capability, r.output as Record<string, unknown>) : 0;
+      if (r.output) {
         let events = usage.get(keyId);
         if (!events) usage.set(keyId, events = []);
         events.push({
           eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId,
-          ...usageFieldsOf(this.capability), model: item.input.model,
-          quantity: usageQuantity(this.capability, r.output as Record<string, unknown>), timestampMs: now,
+          ...usageFieldsOf(this.capability), model: item.input.model, quantity, timestampMs: now,
+        });
+      }
+      if (this.outcomesTopic) {
+        let events = outcomes.get(keyId);
+        if (!events) outcomes.set(keyId, events = []);
+        events.push({
+          eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId, source: 'bulk', capability: this.capability, model: item.input.model,
+          ...statusOf(r), items: 1, billable: quantity, queueMs: times?.queueMs ?? null, inferenceMs: times?.inferenceMs ?? null,
+          totalMs: Math.max(0, now - item.msg.timestamp), ...languageFields(this.capability, r), timestampMs: now,
         });
       }
     }
     for (const [keyId, events] of usage) {
       entries.push({ topic: this.usageTopic, m: { key: keyId, value: await this.codec.encode('common/usage', { events }) } });
+    }
+    for (const events of outcomes.values()) {
+      entries.push({ topic: this.outcomesTopic!, m: { key: null, value: await this.codec.encode('common/outcome', { events }) } });
     }
     if (entries.length > 0) await this.producer.sendBatch(groupByTopic(entries));
   }

@@ -69,7 +69,7 @@ export class CapabilityWorker {
     this.repo = new ModelRepository(this.settings.modelRepository);
     this.producer = opts.transport.producer();
     this.log = opts.logger.child({ service: `worker:${opts.capability}`, instance: this.instanceId });
-    this.publisher = new ResultPublisher(opts.capability, opts.codec, this.producer, this.topics.usage);
+    this.publisher = new ResultPublisher(opts.capability, opts.codec, this.producer, this.topics.usage, this.topics.outcomes);
     this.cancellations = new Cancellations(opts.codec);
     // an item already running whose request is cancelled is flagged; engines whose items
     // take seconds (the generative ones) stop it and free its sequence
@@ -98,6 +98,7 @@ export class CapabilityWorker {
     await transport.ensureTopics([
       { name: requests, partitions: s.partitions },
       { name: this.topics.deadLetter(capability), partitions: 1 },
+      { name: this.topics.outcomes, partitions: s.partitions },
       { name: this.topics.workers, partitions: 1, retentionMs: 60_000 },
       { name: this.topics.control, partitions: 1, retentionMs: 3_600_000 },
       { name: this.topics.cancellations, partitions: 1, retentionMs: 600_000 },
@@ -164,7 +165,7 @@ export class CapabilityWorker {
       if (deadline <= Date.now()) { expiredItems.inc({ model: input.model }); continue; }
       if (this.cancellations.has(msg)) { cancelledItems.inc({ model: input.model }); continue; }
       // a consumed batch larger than the queue waits for room instead of being refused
-      const { result } = await this.batcher(input.model).enqueue({ msg, input }, deadline);
+      const { result } = await this.batcher(input.model).enqueue({ msg, input, takenAt: Date.now() }, deadline);
       this.applyBackpressure();
       work.push(result.then((o) => o.published, (err: unknown) => {
         if (err instanceof ServiceError) return this.publisher.publish([{ msg, input }], [failed(err.code, err.message)]);
@@ -221,11 +222,13 @@ export class CapabilityWorker {
   private async runMicroBatch(model: string, items: Item[]): Promise<Outcome[]> {
     microBatchSize.observe({ model }, items.length);
     let results: ItemResult[];
+    let startedAt = Date.now();
     if (!this.models.installed(model)) {
       results = items.map(() => failed('MODEL_NOT_INSTALLED', `model ${model} is not installed`));
     } else {
       const run = { items, control: runControl(items.map((i) => Number(i.msg.headers[H.deadline] ?? Infinity))) };
       this.running.add(run);
+      startedAt = Date.now();
       try {
         results = await this.models.run(model, items.map((i) => i.input), run.control);
       } catch (err) {
@@ -251,7 +254,7 @@ export class CapabilityWorker {
       }
     }
     this.log.debug({ model, size: items.length, correlationIds: items.map((i) => i.msg.headers[H.correlationId]) }, 'micro-batch done');
-    const published = this.publisher.publish(items, results);
+    const published = this.publisher.publish(items, results, { startedAt, inferenceMs: Date.now() - startedAt });
     // every item's handler awaits it; this keeps a failed produce from going unhandled
     published.catch(() => undefined);
     this.applyBackpressure();

@@ -46,7 +46,7 @@ async function setup(answer: (m: ConsumedMessage, text: string) => Promise<Buffe
   return { transport, seen, dispatcher: new Dispatcher(transport.producer(), codec, correlator, live, topics), correlator };
 }
 
-const ctx = (end?: RequestEnd): DispatchContext => ({ requestId: 'req-1', keyId: 'key-1', deadline: Date.now() + 5000, log: pino({ level: 'silent' }), end, usage: [], nextItem: 0 });
+const ctx = (end?: RequestEnd): DispatchContext => ({ requestId: 'req-1', keyId: 'key-1', deadline: Date.now() + 5000, log: pino({ level: 'silent' }), end, usage: [], outcomes: [], nextItem: 0 });
 const input = (text: string) => ({ text, model: 'lid-lite-608', mode: 'traffic' as const, topK: 1, candidates: null });
 const output = (text: string) => ({ language: text, script: 'Latn', label: `${text}_Latn`, languageName: text, confidence: 1, top: [], warnings: [], text: null });
 
