@@ -69,6 +69,8 @@ const schema = {
     DLQ_MAX_ATTEMPTS: envProperty(W, 'dlqMaxAttempts'),
     KAFKA_SESSION_TIMEOUT_MS: envProperty(K, 'sessionTimeoutMs'),
     BATCH_MAX_QUEUE_DELAY_MS: { type: 'integer', default: -1, minimum: -1 },
+    ANALYTICS_MINUTES_RETENTION_MS: { type: 'integer', default: 7 * 86_400_000, minimum: 3_600_000 },
+    ANALYTICS_HOURS_RETENTION_MS: { type: 'integer', default: 400 * 86_400_000, minimum: 86_400_000 },
   },
 };
 
@@ -92,6 +94,10 @@ export interface Config {
   MODEL_WEIGHTS_DIR: string;
   /** folder of Tesseract language data, searched before Debian's */
   TESSDATA_PREFIX: string;
+  /** analytics: how long one-minute buckets are kept before they are rolled up into hours, ms */
+  ANALYTICS_MINUTES_RETENTION_MS: number;
+  /** analytics: how long hour buckets are kept, ms */
+  ANALYTICS_HOURS_RETENTION_MS: number;
   TOPIC_PREFIX: string;
   TOPIC_PARTITIONS: number;
   REQUEST_TIMEOUT_MS: number;

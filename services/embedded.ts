@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Capability } from './capabilities/index.ts';
 import type { Config } from './config.ts';
 import { AvroCodec } from './events/codec.ts';
+import type { AnalyticsConsumer } from './analytics/consumer.ts';
 import type { BillingConsumer } from './billing/consumer.ts';
 import type { Ledger } from './billing/ledger.ts';
 import type { KeyStore } from './keys/store.ts';
@@ -21,6 +22,8 @@ export interface Embedded {
   workers: CapabilityWorker[];
   billing: BillingConsumer;
   ledger: Ledger;
+  /** the analytics consumer and its store (issue 16) */
+  analytics: AnalyticsConsumer;
   keys: KeyStore;
   transport: MemoryTransport;
   codec: AvroCodec;
@@ -40,13 +43,13 @@ export interface EmbeddedOptions {
 /** Starts every service of embedded mode over the in-memory log (the HTTP server is not listening yet). */
 export async function startEmbedded(config: Config, opts: EmbeddedOptions = {}): Promise<Embedded> {
   const services: ServiceName[] | undefined = opts.capabilities
-    ? [...opts.capabilities.map((c) => `worker:${c}` as const), 'billing', 'gateway']
+    ? [...opts.capabilities.map((c) => `worker:${c}` as const), 'billing', 'analytics', 'gateway']
     : undefined;
   const rt = await startRuntime({ ...config, TRANSPORT: 'memory' }, { logger: opts.logger, services });
-  const { gateway, billing, ledger, keys, transport, codec } = rt;
-  if (!gateway || !billing || !ledger || !keys || !(transport instanceof MemoryTransport) || !(codec instanceof AvroCodec)) {
+  const { gateway, billing, ledger, keys, transport, codec, analytics } = rt;
+  if (!gateway || !billing || !ledger || !keys || !analytics || !(transport instanceof MemoryTransport) || !(codec instanceof AvroCodec)) {
     await rt.close();
-    throw new Error('embedded mode started without its gateway, billing, stores, in-memory log or Avro codec');
+    throw new Error('embedded mode started without its gateway, billing, analytics, stores, in-memory log or Avro codec');
   }
-  return { gateway, billing, ledger, keys, transport, codec, workers: rt.workers, logger: rt.logger, close: () => rt.close() };
+  return { gateway, billing, ledger, keys, analytics, transport, codec, workers: rt.workers, logger: rt.logger, close: () => rt.close() };
 }

@@ -14,6 +14,8 @@ import { AvroCodec, type EventCodec } from './events/codec.ts';
 import { RegistryCodec } from './events/registry-codec.ts';
 import { BillingConsumer } from './billing/consumer.ts';
 import { Ledger } from './billing/ledger.ts';
+import { AnalyticsConsumer } from './analytics/consumer.ts';
+import { AnalyticsStore } from './analytics/store.ts';
 import { KeyStore } from './keys/store.ts';
 import { buildSchemaRegistry } from './schema-registry/server.ts';
 import { batchPolicyOf, createTransport, gatewaySettingsOf, workerSettingsOf } from './compose.ts';
@@ -22,11 +24,11 @@ import type { Transport } from './transport/types.ts';
 import { CapabilityWorker } from './workers/worker.ts';
 import { startGateway, type Gateway } from './gateway/index.ts';
 
-/** A service a process can run: `gateway`, `worker:<capability>`, `billing`, `registry`. */
-export type ServiceName = 'gateway' | 'billing' | 'registry' | `worker:${Capability}`;
+/** A service a process can run: `gateway`, `worker:<capability>`, `billing`, `analytics`, `registry`. */
+export type ServiceName = 'gateway' | 'billing' | 'analytics' | 'registry' | `worker:${Capability}`;
 
 /** Every service (what `all` stands for). */
-export const ALL_SERVICES: readonly ServiceName[] = ['registry', ...CAPABILITIES.map((c) => `worker:${c}` as const), 'billing', 'gateway'];
+export const ALL_SERVICES: readonly ServiceName[] = ['registry', ...CAPABILITIES.map((c) => `worker:${c}` as const), 'billing', 'analytics', 'gateway'];
 
 /**
  * Parses `--service` values (`all` or a service name, repeatable).
@@ -48,6 +50,7 @@ export interface Runtime {
   workers: CapabilityWorker[];
   billing?: BillingConsumer;
   ledger?: Ledger;
+  analytics?: AnalyticsConsumer;
   keys?: KeyStore;
   /** the project's own Schema Registry when this process serves it (service `registry`) */
   schemaRegistry?: { app: FastifyInstance; url: string };
@@ -117,8 +120,16 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
       rt.billing = new BillingConsumer(transport, codec, rt.ledger!, config.TOPIC_PREFIX, logger.child({ service: 'billing' }), config.TOPIC_PARTITIONS);
       closers.push(() => rt.billing!.stop());
     }
+    if (services.includes('analytics')) {
+      const store = await AnalyticsStore.open(storeTarget(config, 'analytics.db'));
+      closers.push(() => store.close());
+      rt.analytics = new AnalyticsConsumer(transport, codec, store, config.TOPIC_PREFIX, logger.child({ service: 'analytics' }), config.TOPIC_PARTITIONS,
+        { minutesMs: config.ANALYTICS_MINUTES_RETENTION_MS, hoursMs: config.ANALYTICS_HOURS_RETENTION_MS });
+      closers.push(() => rt.analytics!.stop());
+    }
     const starts: Array<Promise<unknown>> = rt.workers.map((w) => w.start());
     if (rt.billing) starts.push(rt.billing.start());
+    if (rt.analytics) starts.push(rt.analytics.start());
     if (services.includes('gateway')) {
       starts.push(startGateway({ settings: gatewaySettingsOf(config), transport, transportName: config.TRANSPORT, codec, keys: rt.keys!, ledger: rt.ledger, logger }).then((g) => {
         rt.gateway = g;

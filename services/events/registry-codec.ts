@@ -17,7 +17,7 @@ import { AvroCodec, type EventCodec, type SchemaName, type SchemaValues } from '
  */
 export function subjectFor(schema: SchemaName, prefix: string): string | null {
   const [folder, kind] = schema.split('/') as [string, string];
-  if (folder === 'common') return kind === 'usage' ? `${prefix}.usage-value` : null;
+  if (folder === 'common') return kind === 'usage' ? `${prefix}.usage-value` : kind === 'outcome' ? `${prefix}.outcomes-value` : null;
   if (folder === 'control') return kind === 'warmup' ? `${prefix}.control-value` : kind === 'cancel' ? `${prefix}.cancellations-value` : `${prefix}.workers-value`;
   return `${prefix}.${folder}.${kind === 'request' ? 'requests' : 'results'}-value`;
 }

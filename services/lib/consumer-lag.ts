@@ -2,13 +2,15 @@
  * Consumer lag on `/metrics` (issue 16): `lmstream_consumer_lag{group, topic}`, the messages
  * of a topic after the offsets its consumer group has committed, for the pipeline's shared
  * consumer groups: each capability's workers on its request topic
- * (`<prefix>.workers.<capability>`) and billing on the usage topic (`<prefix>.billing`).
+ * (`<prefix>.workers.<capability>`), billing on the usage topic (`<prefix>.billing`) and
+ * analytics on the outcomes topic (`<prefix>.analytics`).
  * Per-instance groups (a gateway's replies, a worker's control and cancellation readers)
  * read fan-out topics for themselves and are left out. The lag is asked of the event log
  * (the in-memory log, or Kafka's admin API) when Prometheus scrapes, at most once per
  * {@link CACHE_MS}; a group whose lag cannot be read is left out of that scrape.
  */
 import client from 'prom-client';
+import { analyticsGroup } from '../analytics/consumer.ts';
 import { billingGroup } from '../billing/consumer.ts';
 import { CAPABILITIES } from '../capabilities/index.ts';
 import { topicsFor } from '../events/topics.ts';
@@ -27,6 +29,7 @@ export function pipelineGroups(prefix: string): GroupTopic[] {
   return [
     ...CAPABILITIES.map((c) => ({ group: `${prefix}.workers.${c}`, topic: topics.requests(c) })),
     { group: billingGroup(prefix), topic: topics.usage },
+    { group: analyticsGroup(prefix), topic: topics.outcomes },
   ];
 }
 

@@ -1,6 +1,7 @@
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import { AvroCodec, loadSchemaFiles } from '../../services/events/codec.ts';
+import { subjectFor } from '../../services/events/registry-codec.ts';
 import { codeOf } from '../../services/lib/errors.ts';
 import { CAPABILITIES } from '../../services/capabilities/index.ts';
 
@@ -10,6 +11,14 @@ describe('AvroCodec', () => {
     const names = [...loadSchemaFiles().keys()];
     for (const c of CAPABILITIES) expect(names).toEqual(expect.arrayContaining([`${c}/request`, `${c}/result`]));
     expect(names).toContain('common/usage');
+  });
+  it('gives every top-level schema a Schema Registry subject (regression: the outcome schema had none, so Kafka-mode workers could not encode bulk outcomes and bulk ingestion stalled)', () => {
+    for (const name of loadSchemaFiles().keys()) {
+      // the failure record is only ever nested in result schemas
+      if (name === 'common/failure') continue;
+      expect(subjectFor(name, 'p'), name).not.toBeNull();
+    }
+    expect(subjectFor('common/outcome', 'p')).toBe('p.outcomes-value');
   });
   it('round-trips an event', async () => {
     const req = { text: 'hello', model: 'lid-lite-608', mode: 'traffic' as const, topK: 3, candidates: null, echoText: false };

@@ -1,0 +1,209 @@
+/**
+ * The analytics store (issue 16): outcome events (schemas/common/outcome.avsc) folded into
+ * one-minute buckets per capability × model × API key × status × code × label (the label
+ * only for language ID), each with counts (events, items, billable units), sums of queue
+ * and inference times, a confidence histogram in tenths and a latency sketch of the total
+ * time: a DDSketch (Masson, Rim and Lee, "DDSketch: A Fast and Fully-Mergeable Quantile
+ * Sketch with Relative-Error Guarantees", VLDB 2019; @datadog/sketches-js, Apache-2.0) with
+ * 1 % relative accuracy, stored as its protobuf bytes and merged across buckets when
+ * queried. SQLite in embedded mode, PostgreSQL in distributed mode (services/lib/db.ts).
+ *
+ * Idempotent by event id: ids seen are kept (`analytics_seen`) as long as raw minutes, so a
+ * replayed event is counted once. Retention ({@link AnalyticsStore.applyRetention}):
+ * minute buckets older than `minutesMs` (default 7 days) are rolled up into hour buckets
+ * and deleted, hour buckets older than `hoursMs` (default 400 days) are deleted.
+ */
+import { DDSketch } from '@datadog/sketches-js';
+import type { OutcomeEvent } from '../events/contract.ts';
+import { migrate, openDb, type SqlDb, type SqlTx } from '../lib/db.ts';
+
+/** Relative accuracy of the latency sketches (a p99 of 200 ms is reported within ±2 ms). */
+export const SKETCH_ACCURACY = 0.01;
+/** Retention defaults, ms. */
+export const RETENTION = { minutesMs: 7 * 86_400_000, hoursMs: 400 * 86_400_000 } as const;
+const MINUTE = 60_000, HOUR = 3_600_000;
+/** Rows per multi-row INSERT (parameters well under SQLite's and PostgreSQL's limits). */
+const ROWS_PER_STATEMENT = 100;
+
+/** The dimensions of a bucket ('' for a missing model, code or label). */
+export interface BucketKey { capability: string; model: string; keyId: string; status: number; code: string; label: string; }
+
+/** A bucket's measures. */
+export interface BucketValues {
+  events: number; items: number; billable: number;
+  queueMs: number; queueN: number; inferenceMs: number; inferenceN: number;
+  /** counts per confidence tenth, 0–9 */
+  confidence: number[];
+  /** total time of each event, ms */
+  latency: DDSketch;
+}
+
+/** A stored bucket. */
+export interface Bucket extends BucketKey, BucketValues { start: number; }
+
+/** The start of the minute (or hour) holding `ms`. */
+export const bucketOf = (ms: number, size = MINUTE): number => Math.floor(ms / size) * size;
+
+const newSketch = () => new DDSketch({ relativeAccuracy: SKETCH_ACCURACY });
+const emptyValues = (): BucketValues => ({ events: 0, items: 0, billable: 0, queueMs: 0, queueN: 0, inferenceMs: 0, inferenceN: 0, confidence: new Array<number>(10).fill(0), latency: newSketch() });
+
+/** Adds `b` into `a` (counts, sums, histogram; sketches merged). */
+export function mergeValues(a: BucketValues, b: BucketValues): BucketValues {
+  a.events += b.events; a.items += b.items; a.billable += b.billable;
+  a.queueMs += b.queueMs; a.queueN += b.queueN; a.inferenceMs += b.inferenceMs; a.inferenceN += b.inferenceN;
+  b.confidence.forEach((n, i) => { a.confidence[i]! += n; });
+  if (b.latency.count > 0) a.latency.merge(b.latency);
+  return a;
+}
+
+/** The measures of one event. */
+function valuesOf(e: OutcomeEvent): BucketValues {
+  const v = emptyValues();
+  v.events = 1; v.items = e.items; v.billable = e.billable;
+  if (e.queueMs != null) { v.queueMs = e.queueMs; v.queueN = 1; }
+  if (e.inferenceMs != null) { v.inferenceMs = e.inferenceMs; v.inferenceN = 1; }
+  if (e.confidenceBucket != null) v.confidence[Math.max(0, Math.min(9, e.confidenceBucket))] = 1;
+  v.latency.accept(Math.max(0, e.totalMs));
+  return v;
+}
+
+const keyOf = (e: OutcomeEvent): BucketKey => ({ capability: e.capability, model: e.model ?? '', keyId: e.keyId, status: e.status, code: e.code ?? '', label: e.capability === 'language-id' ? e.label ?? '' : '' });
+const keyText = (start: number, k: BucketKey) => JSON.stringify([start, k.capability, k.model, k.keyId, k.status, k.code, k.label]);
+
+interface Row {
+  bucket: number | string; capability: string; model: string; key_id: string; status: number; code: string; label: string;
+  events: number | string; items: number | string; billable: number | string; queue_ms: number | string; queue_n: number | string;
+  inference_ms: number | string; inference_n: number | string; confidence: string; latency: Uint8Array;
+}
+const COLUMNS = 'bucket, capability, model, key_id, status, code, label, events, items, billable, queue_ms, queue_n, inference_ms, inference_n, confidence, latency';
+const KEY_COLUMNS = 'bucket, capability, model, key_id, status, code, label';
+
+function fromRow(r: Row): Bucket {
+  return {
+    start: Number(r.bucket), capability: r.capability, model: r.model, keyId: r.key_id, status: Number(r.status), code: r.code, label: r.label,
+    events: Number(r.events), items: Number(r.items), billable: Number(r.billable), queueMs: Number(r.queue_ms), queueN: Number(r.queue_n),
+    inferenceMs: Number(r.inference_ms), inferenceN: Number(r.inference_n), confidence: JSON.parse(r.confidence) as number[],
+    latency: DDSketch.fromProto(new Uint8Array(r.latency)),
+  };
+}
+const toParams = (b: Bucket) => [b.start, b.capability, b.model, b.keyId, b.status, b.code, b.label, b.events, b.items, b.billable,
+  b.queueMs, b.queueN, b.inferenceMs, b.inferenceN, JSON.stringify(b.confidence), Buffer.from(b.latency.toProto())];
+
+/** See the module comment. */
+export class AnalyticsStore {
+  private constructor(private readonly db: SqlDb) {}
+
+  /** Opens the store: a SQLite file or a PostgreSQL URL (tables created when new). */
+  static async open(target: string): Promise<AnalyticsStore> {
+    const db = await openDb(target);
+    const blob = db.dialect === 'postgres' ? 'BYTEA' : 'BLOB';
+    const table = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
+      bucket BIGINT NOT NULL, capability TEXT NOT NULL, model TEXT NOT NULL, key_id TEXT NOT NULL, status INTEGER NOT NULL, code TEXT NOT NULL, label TEXT NOT NULL,
+      events BIGINT NOT NULL, items BIGINT NOT NULL, billable BIGINT NOT NULL, queue_ms BIGINT NOT NULL, queue_n BIGINT NOT NULL,
+      inference_ms BIGINT NOT NULL, inference_n BIGINT NOT NULL, confidence TEXT NOT NULL, latency ${blob} NOT NULL,
+      PRIMARY KEY (${KEY_COLUMNS}))`;
+    await migrate(db, [
+      'CREATE TABLE IF NOT EXISTS analytics_seen (event_id TEXT PRIMARY KEY, ts BIGINT NOT NULL)',
+      'CREATE INDEX IF NOT EXISTS analytics_seen_ts ON analytics_seen (ts)',
+      table('analytics_minutes'),
+      'CREATE INDEX IF NOT EXISTS analytics_minutes_key ON analytics_minutes (key_id, bucket)',
+      table('analytics_hours'),
+      'CREATE INDEX IF NOT EXISTS analytics_hours_key ON analytics_hours (key_id, bucket)',
+    ]);
+    return new AnalyticsStore(db);
+  }
+
+  /**
+   * Folds events into their minute buckets in one transaction; events whose id was seen
+   * before are skipped.
+   * @returns how many were new and how many were replays
+   */
+  async record(events: OutcomeEvent[]): Promise<{ inserted: number; duplicates: number }> {
+    if (events.length === 0) return { inserted: 0, duplicates: 0 };
+    return this.db.transaction(async (tx) => {
+      const fresh = new Set<string>();
+      for (let i = 0; i < events.length; i += ROWS_PER_STATEMENT) {
+        const chunk = events.slice(i, i + ROWS_PER_STATEMENT);
+        const rows = await tx.all<{ event_id: string }>(
+          `INSERT INTO analytics_seen (event_id, ts) VALUES ${chunk.map(() => '(?,?)').join(',')} ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+          chunk.flatMap((e) => [e.eventId, e.timestampMs]));
+        for (const r of rows) fresh.add(r.event_id);
+      }
+      // an id twice in one call: the first counts
+      const counted = new Set<string>();
+      const groups = new Map<string, Bucket>();
+      for (const e of events) {
+        if (!fresh.has(e.eventId) || counted.has(e.eventId)) continue;
+        counted.add(e.eventId);
+        const start = bucketOf(e.timestampMs);
+        const k = keyOf(e);
+        const id = keyText(start, k);
+        const g = groups.get(id);
+        if (g) mergeValues(g, valuesOf(e)); else groups.set(id, { start, ...k, ...valuesOf(e) });
+      }
+      for (const b of groups.values()) await this.upsert(tx, 'analytics_minutes', b);
+      return { inserted: counted.size, duplicates: events.length - counted.size };
+    });
+  }
+
+  /** Adds a bucket into its stored row (read, merge, write), or stores it. */
+  private async upsert(tx: SqlTx, table: 'analytics_minutes' | 'analytics_hours', b: Bucket): Promise<void> {
+    const [row] = await tx.all<Row>(`SELECT ${COLUMNS} FROM ${table} WHERE bucket = ? AND capability = ? AND model = ? AND key_id = ? AND status = ? AND code = ? AND label = ?`,
+      [b.start, b.capability, b.model, b.keyId, b.status, b.code, b.label]);
+    if (!row) {
+      await tx.run(`INSERT INTO ${table} (${COLUMNS}) VALUES (${new Array(16).fill('?').join(',')})`, toParams(b));
+      return;
+    }
+    const merged = fromRow(row);
+    mergeValues(merged, b);
+    await tx.run(`UPDATE ${table} SET events = ?, items = ?, billable = ?, queue_ms = ?, queue_n = ?, inference_ms = ?, inference_n = ?, confidence = ?, latency = ?
+      WHERE bucket = ? AND capability = ? AND model = ? AND key_id = ? AND status = ? AND code = ? AND label = ?`,
+    [...toParams(merged).slice(7), b.start, b.capability, b.model, b.keyId, b.status, b.code, b.label]);
+  }
+
+  /**
+   * The buckets of a time range, minute buckets where they are kept and hour buckets
+   * before that.
+   * @param from ms since the epoch, inclusive
+   * @param to ms since the epoch, exclusive
+   * @param keyId only this key's buckets (undefined: every key's)
+   */
+  async buckets(from: number, to: number, keyId?: string): Promise<Bucket[]> {
+    const out: Bucket[] = [];
+    for (const table of ['analytics_hours', 'analytics_minutes']) {
+      const rows = await this.db.all<Row>(`SELECT ${COLUMNS} FROM ${table} WHERE bucket >= ? AND bucket < ?${keyId !== undefined ? ' AND key_id = ?' : ''} ORDER BY bucket`,
+        keyId !== undefined ? [from, to, keyId] : [from, to]);
+      out.push(...rows.map(fromRow));
+    }
+    return out.sort((a, b) => a.start - b.start);
+  }
+
+  /**
+   * Retention (see the module comment): rolls minute buckets older than `minutesMs` into
+   * hour buckets, deletes them and the event ids seen as long ago, and deletes hour
+   * buckets older than `hoursMs`.
+   * @param now ms since the epoch
+   * @returns minute buckets rolled up and hour buckets deleted
+   */
+  async applyRetention(now = Date.now(), retention: { minutesMs: number; hoursMs: number } = RETENTION): Promise<{ rolledUp: number; hoursDeleted: number }> {
+    // whole hours only: an hour is rolled up once all its minutes are past the retention
+    const cut = bucketOf(now - retention.minutesMs, HOUR);
+    return this.db.transaction(async (tx) => {
+      const old = (await tx.all<Row>(`SELECT ${COLUMNS} FROM analytics_minutes WHERE bucket < ?`, [cut])).map(fromRow);
+      const hours = new Map<string, Bucket>();
+      for (const m of old) {
+        const start = bucketOf(m.start, HOUR);
+        const id = keyText(start, m);
+        const h = hours.get(id);
+        if (h) mergeValues(h, m); else hours.set(id, { ...m, start });
+      }
+      for (const h of hours.values()) await this.upsert(tx, 'analytics_hours', h);
+      await tx.run('DELETE FROM analytics_minutes WHERE bucket < ?', [cut]);
+      await tx.run('DELETE FROM analytics_seen WHERE ts < ?', [cut]);
+      const hoursDeleted = await tx.run('DELETE FROM analytics_hours WHERE bucket < ?', [bucketOf(now - retention.hoursMs, HOUR)]);
+      return { rolledUp: old.length, hoursDeleted };
+    });
+  }
+
+  async close(): Promise<void> { await this.db.close(); }
+}

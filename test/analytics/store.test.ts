@@ -1,0 +1,102 @@
+/**
+ * The analytics store (services/analytics/store.ts, issue 16) on SQLite and PostgreSQL:
+ * one-minute bucketing, latency sketches merged across writes within their relative
+ * accuracy, idempotency on replay, and retention (minutes rolled up into hours with the
+ * same totals, old hours deleted).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnalyticsStore, SKETCH_ACCURACY, bucketOf } from '../../services/analytics/store.ts';
+import type { OutcomeEvent } from '../../services/events/contract.ts';
+import { postgresBin, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+
+const hasPostgres = postgresBin() !== null;
+if (!hasPostgres && process.env.CI) throw new Error('CI needs PostgreSQL: apt-get install postgresql');
+let pgServer: TestPostgres | undefined;
+beforeAll(async () => { if (hasPostgres) pgServer = await startPostgres(); }, 60_000);
+afterAll(async () => { await pgServer?.stop(); });
+
+const stores: Array<[string, () => string]> = [
+  ['SQLite', () => join(mkdtempSync(join(tmpdir(), 'analytics-')), 'analytics.db')],
+  ...(hasPostgres ? [['PostgreSQL', () => pgServer!.url] as [string, () => string]] : []),
+];
+
+let seq = 0;
+/** An outcome event of key `keyId` at `ts` (ids unique across tests: the PostgreSQL store is shared). */
+const ev = (keyId: string, ts: number, o: Partial<OutcomeEvent> = {}): OutcomeEvent => {
+  const requestId = `r${++seq}`;
+  return {
+    eventId: `${requestId}:0`, requestId, itemIndex: 0, keyId, source: 'gateway', capability: 'language-id', model: 'lid-lite-608',
+    status: 200, code: null, items: 1, billable: 1, queueMs: 2, inferenceMs: 5, totalMs: 10, label: 'swh_Latn', confidenceBucket: 9, timestampMs: ts, ...o,
+  };
+};
+const NOW = bucketOf(Date.now()) + 30_000;
+
+describe.each(stores)('AnalyticsStore on %s', (_name, target) => {
+  it('folds events into one-minute buckets per key, model, status, code and label', async () => {
+    const s = await AnalyticsStore.open(target());
+    const k = `bucketing-${seq}`;
+    await s.record([
+      ev(k, NOW), ev(k, NOW + 1000, { confidenceBucket: 3 }), ev(k, NOW + 60_000),
+      ev(k, NOW, { label: 'fra_Latn' }), ev(k, NOW, { status: 400, code: 'INVALID_REQUEST', items: 0, billable: 0, label: null, confidenceBucket: null, queueMs: null, inferenceMs: null }),
+    ]);
+    const b = await s.buckets(NOW - 60_000, NOW + 120_000, k);
+    expect(b.map((x) => [x.start - bucketOf(NOW), x.status, x.label, x.events, x.items, x.billable])).toEqual(expect.arrayContaining([
+      [0, 200, 'swh_Latn', 2, 2, 2], [0, 200, 'fra_Latn', 1, 1, 1], [0, 400, '', 1, 0, 0], [60_000, 200, 'swh_Latn', 1, 1, 1],
+    ]));
+    expect(b).toHaveLength(4);
+    const swh = b.find((x) => x.start === bucketOf(NOW) && x.label === 'swh_Latn')!;
+    expect(swh.confidence).toEqual([0, 0, 0, 1, 0, 0, 0, 0, 0, 1]);
+    expect([swh.queueMs, swh.queueN, swh.inferenceMs, swh.inferenceN]).toEqual([4, 2, 10, 2]);
+    expect(b.find((x) => x.status === 400)!.code).toBe('INVALID_REQUEST');
+    expect(await s.buckets(NOW - 60_000, NOW + 120_000, 'someone-else')).toEqual([]);
+    await s.close();
+  });
+
+  it('merges latency sketches across writes within their relative accuracy', async () => {
+    const s = await AnalyticsStore.open(target());
+    const k = `sketch-${seq}`;
+    const latencies = Array.from({ length: 2000 }, (_, i) => 1 + ((i * 7919) % 1000));
+    for (let i = 0; i < latencies.length; i += 500) await s.record(latencies.slice(i, i + 500).map((ms) => ev(k, NOW, { totalMs: ms })));
+    const [b] = await s.buckets(NOW - 60_000, NOW + 60_000, k);
+    expect(b!.events).toBe(2000);
+    const sorted = [...latencies].sort((x, y) => x - y);
+    for (const q of [0.5, 0.95, 0.99]) {
+      const exact = sorted[Math.ceil(q * sorted.length) - 1]!;
+      expect(Math.abs(b!.latency.getValueAtQuantile(q) - exact) / exact).toBeLessThanOrEqual(SKETCH_ACCURACY * 1.5);
+    }
+    await s.close();
+  });
+
+  it('counts a replayed event once, also inside one write', async () => {
+    const s = await AnalyticsStore.open(target());
+    const k = `replay-${seq}`;
+    const events = [ev(k, NOW), ev(k, NOW), ev(k, NOW)];
+    expect(await s.record([...events, events[0]!])).toEqual({ inserted: 3, duplicates: 1 });
+    expect(await s.record(events)).toEqual({ inserted: 0, duplicates: 3 });
+    const [b] = await s.buckets(NOW - 60_000, NOW + 60_000, k);
+    expect(b!.events).toBe(3);
+    await s.close();
+  });
+
+  it('rolls old minutes up into hours with the same totals, and deletes hours past their retention', async () => {
+    const s = await AnalyticsStore.open(target());
+    const k = `retention-${seq}`;
+    const day = 86_400_000;
+    const old = bucketOf(NOW - 10 * day, 3_600_000);
+    await s.record([ev(k, old + 60_000, { totalMs: 100 }), ev(k, old + 120_000, { totalMs: 300 }), ev(k, old + 3_600_000 + 5000), ev(k, NOW - 500 * day)]);
+    expect((await s.buckets(old, old + 2 * 3_600_000, k)).length).toBe(3);
+    const r = await s.applyRetention(NOW, { minutesMs: 7 * day, hoursMs: 400 * day });
+    expect(r.rolledUp).toBeGreaterThanOrEqual(4);
+    const hours = await s.buckets(old, old + 2 * 3_600_000, k);
+    expect(hours.map((h) => [h.start - old, h.events])).toEqual([[0, 2], [3_600_000, 1]]);
+    expect(hours[0]!.latency.count).toBe(2);
+    expect(hours[0]!.latency.getValueAtQuantile(1)).toBeCloseTo(300, -1);
+    // the 500-day-old event's hour is past the 400-day retention
+    expect(await s.buckets(NOW - 501 * day, NOW - 499 * day, k)).toEqual([]);
+    expect(r.hoursDeleted).toBeGreaterThanOrEqual(1);
+    await s.close();
+  });
+});
