@@ -37,6 +37,7 @@ const schema = {
     MODEL_WEIGHTS_DIR: { type: 'string', default: '' },
     TESSDATA_PREFIX: { type: 'string', default: '' },
     API_KEYS: { type: 'string', default: '' },
+    API_ADMIN_KEYS: { type: 'string', default: '' },
     RATE_LIMIT_MAX: envProperty(G, 'rateLimitMax'),
     RATE_LIMIT_WINDOW_MS: envProperty(G, 'rateLimitWindowMs'),
     RATE_LIMIT_ANON_MAX: envProperty(G, 'rateLimitAnonMax'),
@@ -107,6 +108,8 @@ export interface Config {
   INFERENCE_THREADS: number;
   /** comma-separated API keys accepted besides those of the key store */
   API_KEYS: string;
+  /** comma-separated admin keys accepted besides stored ones (GET /v1/analytics shows every key's traffic) */
+  API_ADMIN_KEYS: string;
   /** billable units one API key may ask for per window, over every route together (429 beyond) */
   RATE_LIMIT_MAX: number;
   /** the rate-limit window, ms */

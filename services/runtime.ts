@@ -100,8 +100,15 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
       rt.ledger = await Ledger.open(storeTarget(config, 'ledger.db'));
       closers.push(() => rt.ledger!.close());
     }
+    // the analytics store: written by the analytics consumer, read by GET /v1/analytics
+    let analyticsStore: AnalyticsStore | undefined;
+    if (services.includes('analytics') || services.includes('gateway')) {
+      analyticsStore = await AnalyticsStore.open(storeTarget(config, 'analytics.db'));
+      const s = analyticsStore;
+      closers.push(() => s.close());
+    }
     if (services.includes('gateway')) {
-      rt.keys = await KeyStore.open(storeTarget(config, 'keys.db'), config.API_KEYS);
+      rt.keys = await KeyStore.open(storeTarget(config, 'keys.db'), config.API_KEYS, undefined, config.API_ADMIN_KEYS);
       closers.push(() => rt.keys!.close());
     }
     // every service starts at once: each consumer group join waits for the group
@@ -121,8 +128,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
       closers.push(() => rt.billing!.stop());
     }
     if (services.includes('analytics')) {
-      const store = await AnalyticsStore.open(storeTarget(config, 'analytics.db'));
-      closers.push(() => store.close());
+      const store = analyticsStore!;
       rt.analytics = new AnalyticsConsumer(transport, codec, store, config.TOPIC_PREFIX, logger.child({ service: 'analytics' }), config.TOPIC_PARTITIONS,
         { minutesMs: config.ANALYTICS_MINUTES_RETENTION_MS, hoursMs: config.ANALYTICS_HOURS_RETENTION_MS });
       closers.push(() => rt.analytics!.stop());
@@ -131,7 +137,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     if (rt.billing) starts.push(rt.billing.start());
     if (rt.analytics) starts.push(rt.analytics.start());
     if (services.includes('gateway')) {
-      starts.push(startGateway({ settings: gatewaySettingsOf(config), transport, transportName: config.TRANSPORT, codec, keys: rt.keys!, ledger: rt.ledger, logger }).then((g) => {
+      starts.push(startGateway({ settings: gatewaySettingsOf(config), transport, transportName: config.TRANSPORT, codec, keys: rt.keys!, ledger: rt.ledger, analytics: analyticsStore, logger }).then((g) => {
         rt.gateway = g;
         closers.push(() => g.close());
       }));

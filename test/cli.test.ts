@@ -29,6 +29,23 @@ describe('npm run keys', () => {
     expect(() => run('services/keys/cli.ts', ['create'], dir)).toThrow(/--name/);
   });
 
+  it('grants and takes back the admin role (GET /v1/analytics shows every key to an admin key)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-'));
+    const admin = JSON.parse(run('services/keys/cli.ts', ['create', '--name', 'ops', '--admin', '--json'], dir));
+    const user = JSON.parse(run('services/keys/cli.ts', ['create', '--name', 'dev', '--json'], dir));
+    const store = await KeyStore.open(join(dir, 'keys.db'), '', 0, 'env-admin-key');
+    expect(await store.verify(admin.key)).toEqual({ id: admin.id, name: 'ops', admin: true });
+    expect(await store.verify(user.key)).toEqual({ id: user.id, name: 'dev' });
+    expect((await store.verify('env-admin-key'))?.admin).toBe(true);
+    expect(run('services/keys/cli.ts', ['grant-admin', 'dev'], dir)).toMatch(new RegExp(`granted the admin role to key ${user.id}`));
+    expect((await store.verify(user.key))?.admin).toBe(true);
+    expect(run('services/keys/cli.ts', ['revoke-admin', admin.id], dir)).toMatch(/took the admin role/);
+    expect((await store.verify(admin.key))?.admin).toBeUndefined();
+    expect(JSON.parse(run('services/keys/cli.ts', ['list', '--json'], dir)).map((k: { name: string; admin: boolean }) => [k.name, k.admin]).sort()).toEqual([['dev', true], ['ops', false]]);
+    expect(() => run('services/keys/cli.ts', ['grant-admin', 'nobody'], dir)).toThrow(/no active key nobody/);
+    await store.close();
+  });
+
   it('revokes by name only when one active key has it, all of them with --all, and one by id (regression: a name revoked every key)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-'));
     const a = JSON.parse(run('services/keys/cli.ts', ['create', '--name', 'team', '--json'], dir));

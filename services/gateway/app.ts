@@ -33,6 +33,7 @@ import { UsageRecorder } from './usage-recorder.ts';
 import { OutcomeRecorder } from './outcome-recorder.ts';
 import { infoRoutes } from './routes/info.ts';
 import { accountRoutes } from './routes/account.ts';
+import { analyticsRoutes } from './routes/analytics.ts';
 
 /** Options of {@link build}. */
 export interface BuildOptions extends Omit<RouteDeps, 'state'> {
@@ -177,6 +178,6 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   for (const m of CAPABILITY_MODULES) {
     for (const routes of await m.routes()) await app.register(routes, deps);
   }
-  for (const routes of [infoRoutes, accountRoutes]) await app.register(routes, deps);
+  for (const routes of [infoRoutes, accountRoutes, analyticsRoutes]) await app.register(routes, deps);
   return app;
 }

@@ -8,6 +8,7 @@ import type { GatewayState } from './state.ts';
 import type { EventCodec } from '../events/codec.ts';
 import type { Topics } from '../events/topics.ts';
 import type { Ledger } from '../billing/ledger.ts';
+import type { AnalyticsStore } from '../analytics/store.ts';
 import type { KeyIdentity } from '../keys/store.ts';
 import type { Producer } from '../transport/types.ts';
 import type { Dispatcher, DispatchContext } from './dispatcher.ts';
@@ -24,6 +25,8 @@ export interface RouteDeps {
   liveWorkers: LiveWorkers;
   /** usage report source for GET /v1/usage; absent when billing runs elsewhere without a shared ledger */
   ledger?: Ledger;
+  /** source of GET /v1/analytics; absent: the route answers 503 */
+  analytics?: AnalyticsStore;
   /** package version for /health */
   version: string;
   /** transport name for /health */

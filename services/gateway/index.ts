@@ -49,7 +49,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const producer = o.transport.producer();
   const dispatcher = new Dispatcher(producer, o.codec, correlator, liveWorkers, topics);
   const app = await build({
-    settings, codec: o.codec, topics, producer, dispatcher, liveWorkers, ledger: o.ledger, version: VERSION,
+    settings, codec: o.codec, topics, producer, dispatcher, liveWorkers, ledger: o.ledger, analytics: o.analytics, version: VERSION,
     transport: o.transportName, keys: o.keys, logger: o.logger,
     billingLag: () => o.transport.consumerLag(billingGroup(settings.topicPrefix), topics.usage),
   });

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Ledger } from '../billing/ledger.ts';
+import type { AnalyticsStore } from '../analytics/store.ts';
 import { CAPABILITIES } from '../capabilities/index.ts';
 import type { EventCodec } from '../events/codec.ts';
 import type { KeyStore } from '../keys/store.ts';
@@ -83,6 +84,8 @@ export interface GatewayOptions {
   keys: KeyStore;
   /** usage report source for GET /v1/usage; absent when billing runs elsewhere without a shared ledger */
   ledger?: Ledger;
+  /** source of GET /v1/analytics (issue 16); absent: the route answers 503 */
+  analytics?: AnalyticsStore;
   logger: Logger;
   /** its settings; each one left out takes its default */
   settings?: Partial<GatewaySettings>;

@@ -1,17 +1,19 @@
 /**
  * API keys: created by the CLI (`npm run keys`), shown once, stored as SHA-256 hashes
- * in SQLite; `API_KEYS` adds keys from the environment. A key is `lms_` plus 32
- * random bytes in base64url (256 bits, so a plain hash is safe to store: there is
- * nothing to brute-force).
+ * in SQLite; `API_KEYS` adds keys from the environment, `API_ADMIN_KEYS` admin keys. A
+ * key is `lms_` plus 32 random bytes in base64url (256 bits, so a plain hash is safe to
+ * store: there is nothing to brute-force). A key may hold the admin role
+ * (`api_key_roles`, granted by the CLI): GET /v1/analytics then shows every key's
+ * traffic, not only its own.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { migrate, openDb, type SqlDb } from '../lib/db.ts';
 
 /** A key as listed (never the key itself). */
-export interface KeyRecord { id: string; name: string; created_at: string; revoked_at: string | null; }
+export interface KeyRecord { id: string; name: string; created_at: string; revoked_at: string | null; admin: boolean; }
 
 /** Who a verified key belongs to. */
-export interface KeyIdentity { id: string; name: string; }
+export interface KeyIdentity { id: string; name: string; /** holds the admin role */ admin?: boolean; }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -20,10 +22,14 @@ export class KeyStore {
   private readonly env = new Map<string, KeyIdentity>();
   private readonly cache = new Map<string, { identity: KeyIdentity | null; until: number }>();
 
-  private constructor(private readonly db: SqlDb, envKeys: string, private readonly cacheMs: number) {
+  private constructor(private readonly db: SqlDb, envKeys: string, private readonly cacheMs: number, envAdminKeys = '') {
     for (const k of envKeys.split(',').map((s) => s.trim()).filter(Boolean)) {
       const h = sha256(k);
       this.env.set(h, { id: `env-${h.slice(0, 12)}`, name: 'API_KEYS' });
+    }
+    for (const k of envAdminKeys.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const h = sha256(k);
+      this.env.set(h, { id: `env-${h.slice(0, 12)}`, name: 'API_ADMIN_KEYS', admin: true });
     }
   }
 
@@ -31,25 +37,55 @@ export class KeyStore {
    * Opens the store: a SQLite file or a PostgreSQL URL (shared by every gateway).
    * @param envKeys comma-separated keys accepted besides stored ones
    * @param cacheMs how long a verification is cached (so a revocation takes up to this long)
+   * @param envAdminKeys comma-separated admin keys accepted besides stored ones
    */
-  static async open(target: string, envKeys = '', cacheMs = 5000): Promise<KeyStore> {
+  static async open(target: string, envKeys = '', cacheMs = 5000, envAdminKeys = ''): Promise<KeyStore> {
     const db = await openDb(target);
-    await migrate(db, [`CREATE TABLE IF NOT EXISTS api_keys (id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL UNIQUE,
-      created_at TEXT NOT NULL, revoked_at TEXT)`]);
-    return new KeyStore(db, envKeys, cacheMs);
+    await migrate(db, [
+      `CREATE TABLE IF NOT EXISTS api_keys (id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL UNIQUE,
+      created_at TEXT NOT NULL, revoked_at TEXT)`,
+      // roles in a table of their own: stores made before roles need no column change
+      'CREATE TABLE IF NOT EXISTS api_key_roles (id TEXT PRIMARY KEY, role TEXT NOT NULL)',
+    ]);
+    return new KeyStore(db, envKeys, cacheMs, envAdminKeys);
   }
 
-  /** Creates a key. @returns its id and the key, which is not stored and cannot be shown again */
-  async create(name: string): Promise<{ id: string; key: string }> {
+  /**
+   * Creates a key.
+   * @param admin give it the admin role
+   * @returns its id and the key, which is not stored and cannot be shown again
+   */
+  async create(name: string, admin = false): Promise<{ id: string; key: string }> {
     const key = `lms_${randomBytes(32).toString('base64url')}`;
     const id = `key_${randomBytes(6).toString('hex')}`;
-    await this.db.run('INSERT INTO api_keys (id, name, hash, created_at) VALUES (?,?,?,?)', [id, name, sha256(key), new Date().toISOString()]);
+    await this.db.transaction(async (tx) => {
+      await tx.run('INSERT INTO api_keys (id, name, hash, created_at) VALUES (?,?,?,?)', [id, name, sha256(key), new Date().toISOString()]);
+      if (admin) await tx.run("INSERT INTO api_key_roles (id, role) VALUES (?, 'admin')", [id]);
+    });
     return { id, key };
   }
 
+  /**
+   * Grants or takes back the admin role of an active key, by id or by a name only one active key has.
+   * @returns the key's id
+   * @throws Error when no active key, or several, match
+   */
+  async setAdmin(idOrName: string, admin: boolean): Promise<string> {
+    const rows = await this.db.all<{ id: string }>('SELECT id FROM api_keys WHERE (id = ? OR name = ?) AND revoked_at IS NULL', [idOrName, idOrName]);
+    const exact = rows.find((r) => r.id === idOrName);
+    if (!exact && rows.length !== 1) throw new Error(rows.length === 0 ? `no active key ${idOrName}` : `${rows.length} active keys are named ${idOrName} (${rows.map((r) => r.id).join(', ')}): name one by its id`);
+    const id = (exact ?? rows[0]!).id;
+    await this.db.run('DELETE FROM api_key_roles WHERE id = ?', [id]);
+    if (admin) await this.db.run("INSERT INTO api_key_roles (id, role) VALUES (?, 'admin')", [id]);
+    this.cache.clear();
+    return id;
+  }
+
   /** Stored keys, newest first. */
-  list(): Promise<KeyRecord[]> {
-    return this.db.all<KeyRecord>('SELECT id, name, created_at, revoked_at FROM api_keys ORDER BY created_at DESC');
+  async list(): Promise<KeyRecord[]> {
+    const rows = await this.db.all<Omit<KeyRecord, 'admin'> & { role: string | null }>(
+      'SELECT k.id, k.name, k.created_at, k.revoked_at, r.role FROM api_keys k LEFT JOIN api_key_roles r ON r.id = k.id ORDER BY k.created_at DESC');
+    return rows.map(({ role, ...k }) => ({ ...k, admin: role === 'admin' }));
   }
 
   /**
@@ -77,8 +113,9 @@ export class KeyStore {
     for (const [eh, identity] of this.env) if (timingSafeEqual(Buffer.from(eh), Buffer.from(h))) return identity;
     const c = this.cache.get(h);
     if (c && c.until > Date.now()) return c.identity;
-    const rows = await this.db.all<{ id: string; name: string }>('SELECT id, name FROM api_keys WHERE hash = ? AND revoked_at IS NULL', [h]);
-    const identity = rows[0] ? { id: rows[0].id, name: rows[0].name } : null;
+    const rows = await this.db.all<{ id: string; name: string; role: string | null }>(
+      'SELECT k.id, k.name, r.role FROM api_keys k LEFT JOIN api_key_roles r ON r.id = k.id WHERE k.hash = ? AND k.revoked_at IS NULL', [h]);
+    const identity = rows[0] ? { id: rows[0].id, name: rows[0].name, ...(rows[0].role === 'admin' ? { admin: true } : {}) } : null;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(h, { identity, until: Date.now() + this.cacheMs });
     return identity;

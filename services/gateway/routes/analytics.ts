@@ -1,0 +1,69 @@
+/**
+ * GET /v1/analytics (issue 16): time series and group-bys over the analytics buckets
+ * (services/analytics/). A key sees its own traffic; an admin key (`npm run keys --
+ * grant-admin`, or API_ADMIN_KEYS) sees every key's and may filter by `key`.
+ *
+ * Query: `from`, `to` (ISO date-times or ms since the epoch; default the last hour),
+ * `step` (1m, 5m, 15m, 1h, 6h, 1d; default the smallest that keeps 120 points),
+ * `group_by` (comma-separated: capability, model, key, status, code, label), and filters
+ * of the same names. Limits: a range of at most 400 days, at most 1,440 steps, at most
+ * 500 series (400 beyond).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { aggregate, defaultStep, DIMENSIONS, MAX_POINTS, MAX_RANGE_MS, STEPS, type Dimension } from '../../analytics/query.ts';
+import { ServiceError, invalid } from '../../lib/errors.ts';
+import type { RouteDeps } from '../deps.ts';
+import { AUTHED, ERRORS, SECURITY } from './common.ts';
+
+const TIME = { type: 'string', pattern: '^(\\d{1,15}|\\d{4}-\\d{2}-\\d{2}T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))$', maxLength: 40 } as const;
+const FILTER = { type: 'string', maxLength: 256 } as const;
+
+/** ms since the epoch of a `from`/`to` value. @throws ServiceError 400 for a date that does not parse */
+function timeOf(v: string, name: string): number {
+  const t = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
+  if (!Number.isFinite(t)) throw invalid(`${name} is not a date-time or a number of ms since the epoch`);
+  return t;
+}
+
+/** Route plugin. */
+export const analyticsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  app.get('/v1/analytics', {
+    ...AUTHED,
+    schema: {
+      tags: ['account'], summary: "Traffic, latency, errors and language mix over time (the caller's key; every key for an admin key)", security: SECURITY,
+      querystring: {
+        type: 'object', additionalProperties: false,
+        properties: {
+          from: TIME, to: TIME, step: { type: 'string', enum: Object.keys(STEPS) },
+          group_by: { type: 'string', pattern: `^(${DIMENSIONS.join('|')})(,(${DIMENSIONS.join('|')}))*$`, maxLength: 100 },
+          capability: FILTER, model: FILTER, key: FILTER, status: { type: 'string', pattern: '^\\d{3}$' }, code: FILTER, label: FILTER,
+        },
+      },
+      response: ERRORS,
+    },
+  }, async (req) => {
+    if (!deps.analytics) throw new ServiceError('NO_WORKER', 'analytics are not served by this gateway');
+    const q = req.query as Partial<Record<'from' | 'to' | 'step' | 'group_by' | Dimension, string>>;
+    const to = q.to ? timeOf(q.to, 'to') : Date.now();
+    const from = q.from ? timeOf(q.from, 'from') : to - 3_600_000;
+    if (from >= to) throw invalid('from must be before to');
+    if (to - from > MAX_RANGE_MS) throw invalid(`the range is at most ${MAX_RANGE_MS / 86_400_000} days`);
+    const stepMs = q.step ? STEPS[q.step]! : defaultStep(to - from);
+    if ((to - from) / stepMs > MAX_POINTS) throw invalid(`at most ${MAX_POINTS} steps: use a larger step or a shorter range`);
+    const admin = req.apiKey!.admin === true;
+    if (!admin && q.key !== undefined && q.key !== req.apiKey!.id) throw new ServiceError('FORBIDDEN', "only an admin key sees other keys' traffic");
+    const groupBy = [...new Set((q.group_by ?? '').split(',').filter(Boolean))] as Dimension[];
+    const filters = Object.fromEntries(DIMENSIONS.filter((d) => q[d] !== undefined).map((d) => [d, q[d]!]));
+    const buckets = await deps.analytics.buckets(from, to, admin ? q.key : req.apiKey!.id);
+    let result;
+    try { result = aggregate(buckets, { from, to, stepMs, groupBy, filters }); } catch (err) {
+      if (err instanceof RangeError) throw invalid(err.message);
+      throw err;
+    }
+    return {
+      scope: admin ? (q.key ?? 'all keys') : req.apiKey!.id,
+      from: new Date(from).toISOString(), to: new Date(to).toISOString(), step_ms: stepMs, group_by: groupBy, filters,
+      totals: result.totals, series: result.series,
+    };
+  });
+};
