@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: requests/s and latency (autocannon) of /v1/language-id, single and
- * batch of 64, through the whole embedded pipeline, with the pipeline bypassed
+ * batch of 64, through the whole embedded pipeline, the same with outcome events and the
+ * analytics consumer (OUTCOME_EVENTS=true: their cost, issue 16), with the pipeline bypassed
  * (bench/direct-server.ts) so the pipeline's overhead shows as a ratio, and through
  * Kafka (librdkafka's mock cluster, services as separate processes); then bulk
  * ingestion throughput (texts/s from a file to corpus files, connectors/) on
@@ -77,8 +78,13 @@ async function load(scenario: string, base: string | number, path: string, bodie
 }
 
 const rows: Row[] = [];
-for (const [name, script, port] of [['pipeline', 'services/main.ts', 18181], ['direct', 'bench/direct-server.ts', 18182]] as const) {
-  const child = start(script, port);
+// the pipeline with and without outcome events (issue 16: their cost), and the model behind Fastify alone
+for (const [name, script, port, env] of [
+  ['pipeline', 'services/main.ts', 18181, {}],
+  ['pipeline with outcome events', 'services/main.ts', 18183, { OUTCOME_EVENTS: 'true' }],
+  ['direct', 'bench/direct-server.ts', 18182, {}],
+] as const) {
+  const child = start(script, port, env);
   try {
     await ready(port);
     rows.push(await load(`${name} single`, port, '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1));
@@ -128,6 +134,7 @@ console.log(`\n/v1/language-id, model ${MODEL}, ${DURATION} s per row, ${CONNECT
 console.table(rows);
 const ratio = (a: string, b: string) => (rows.find((r) => r.scenario === a)!['requests/s'] / rows.find((r) => r.scenario === b)!['requests/s']).toFixed(2);
 console.log(`pipeline/direct throughput: single ${ratio('pipeline single', 'direct single')}, batch ${ratio('pipeline batch of 64', 'direct batch of 64')}`);
+console.log(`with/without outcome events: single ${ratio('pipeline with outcome events single', 'pipeline single')}, batch ${ratio('pipeline with outcome events batch of 64', 'pipeline batch of 64')}`);
 if (bulk) console.log(bulk);
 const failed = rows.filter((r) => r.errors > 0);
 if (failed.length > 0) {

@@ -22,7 +22,7 @@ export function workerSettingsOf(c: Config): WorkerSettings {
   return {
     topicPrefix: c.TOPIC_PREFIX, partitions: c.TOPIC_PARTITIONS, modelRepository: c.MODEL_REPOSITORY,
     executionProvider: c.EXECUTION_PROVIDER, inferenceThreads: c.INFERENCE_THREADS, modelIdleUnloadMs: c.MODEL_IDLE_UNLOAD_MS,
-    heartbeatMs: c.WORKER_HEARTBEAT_MS, maxInFlightBatches: c.WORKER_MAX_IN_FLIGHT_BATCHES, dlqMaxAttempts: c.DLQ_MAX_ATTEMPTS,
+    heartbeatMs: c.WORKER_HEARTBEAT_MS, maxInFlightBatches: c.WORKER_MAX_IN_FLIGHT_BATCHES, dlqMaxAttempts: c.DLQ_MAX_ATTEMPTS, outcomeEvents: c.OUTCOME_EVENTS,
   };
 }
 
@@ -38,7 +38,7 @@ export function batchPolicyOf(c: Config): Partial<BatchPolicy> {
 export function gatewaySettingsOf(c: Config): GatewaySettings {
   return {
     topicPrefix: c.TOPIC_PREFIX, requestTimeoutMs: c.REQUEST_TIMEOUT_MS, shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
-    workerHeartbeatMs: c.WORKER_HEARTBEAT_MS, bodyTimeoutMs: c.BODY_TIMEOUT_MS, trustProxy: c.TRUST_PROXY, logRequests: c.LOG_REQUESTS,
+    workerHeartbeatMs: c.WORKER_HEARTBEAT_MS, bodyTimeoutMs: c.BODY_TIMEOUT_MS, trustProxy: c.TRUST_PROXY, logRequests: c.LOG_REQUESTS, outcomeEvents: c.OUTCOME_EVENTS,
     rateLimitMax: c.RATE_LIMIT_MAX, rateLimitWindowMs: c.RATE_LIMIT_WINDOW_MS, rateLimitAnonMax: c.RATE_LIMIT_ANON_MAX,
     maxInflightBodyBytes: c.MAX_INFLIGHT_BODY_BYTES, maxInflightItems: parseInflightItems(c.MAX_INFLIGHT_ITEMS),
     metricsToken: c.METRICS_TOKEN, imageThreads: c.IMAGE_THREADS,

@@ -23,6 +23,7 @@ const schema = {
     HOST: { type: 'string', default: '0.0.0.0' },
     LOG_LEVEL: { type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     LOG_REQUESTS: envProperty(G, 'logRequests'),
+    OUTCOME_EVENTS: envProperty(G, 'outcomeEvents'),
     DATA_DIR: { type: 'string', default: resolve(ROOT, 'data') },
     MODEL_REPOSITORY: envProperty(W, 'modelRepository'),
     TOPIC_PREFIX,
@@ -85,6 +86,8 @@ export interface Config {
   LOG_LEVEL: string;
   /** one log line per HTTP request and response (Fastify request logging) */
   LOG_REQUESTS: boolean;
+  /** write outcome events for analytics (gateways and workers) */
+  OUTCOME_EVENTS: boolean;
   /** folder of the SQLite ledger and key store */
   DATA_DIR: string;
   /** model repository: one folder per model (`<name>/config.json`, `<name>/<version>/model.onnx`) */

@@ -2,7 +2,7 @@
  * The analytics consumer (issue 16): reads `<prefix>.outcomes` in its own consumer group
  * `<prefix>.analytics` and folds each consumed batch's outcome events into the analytics
  * store (./store.ts) before its offsets are committed; a replay after a crash is counted
- * once (the store skips event ids it has seen). Undecodable messages are skipped and
+ * once (the store keeps each partition's next offset in the same transaction). Undecodable messages are skipped and
  * logged. Retention runs at start and every {@link RETENTION_EVERY_MS}.
  */
 import type { Logger } from 'pino';
@@ -38,13 +38,14 @@ export class AnalyticsConsumer {
     this.timer.unref();
     this.consumer = this.transport.consumer({ groupId: analyticsGroup(this.prefix), topics: [topic], fromBeginning: true, background: true, maxInFlightBatches: 1 });
     await this.consumer.run(async (batch) => {
-      const events: OutcomeEvent[] = [];
+      const messages: Array<{ offset: number; events: OutcomeEvent[] }> = [];
       for (const m of batch.messages) {
-        try { events.push(...(await this.codec.decode('common/outcome', m.value)).events); } catch (err) {
+        try { messages.push({ offset: m.offset, events: (await this.codec.decode('common/outcome', m.value)).events }); } catch (err) {
           this.log.error({ err, partition: m.partition, offset: m.offset }, 'undecodable outcome message skipped');
+          messages.push({ offset: m.offset, events: [] });
         }
       }
-      if (events.length > 0) await this.store.record(events);
+      await this.store.recordBatch(batch.topic, batch.partition, messages);
     });
   }
 

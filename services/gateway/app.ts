@@ -151,7 +151,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   });
   registerAdmission(app, { limits, dispatcher: opts.dispatcher, inflight: state.inflight });
   registerBodyBudget(app, state.bodies);
-  registerDelivery(app, { requestTimeoutMs: settings.requestTimeoutMs, recorder: state.recorder, outcomes: state.outcomes });
+  registerDelivery(app, { requestTimeoutMs: settings.requestTimeoutMs, recorder: state.recorder, outcomes: settings.outcomeEvents ? state.outcomes : undefined });
 
   await app.register(swagger, {
     openapi: {

@@ -29,6 +29,8 @@ export interface GatewaySettings {
   trustProxy: string;
   /** one log line per HTTP request and response (LOG_REQUESTS) */
   logRequests: boolean;
+  /** write outcome events of its answers for analytics (OUTCOME_EVENTS) */
+  outcomeEvents: boolean;
   /** billable units one API key may ask for per window, over every route together; 429 beyond (RATE_LIMIT_MAX) */
   rateLimitMax: number;
   /** the rate-limit window (RATE_LIMIT_WINDOW_MS) */
@@ -57,6 +59,7 @@ export const GATEWAY_SETTINGS_SCHEMA: SettingsSchema = {
     bodyTimeoutMs: { type: 'integer', default: 30_000, minimum: 100 },
     trustProxy: { type: 'string', default: '' },
     logRequests: { type: 'boolean', default: true },
+    outcomeEvents: { type: 'boolean', default: false },
     rateLimitMax: { type: 'integer', default: 60_000, minimum: 1 },
     rateLimitWindowMs: { type: 'integer', default: 60_000, minimum: 1000 },
     rateLimitAnonMax: { type: 'integer', default: 600, minimum: 1 },

@@ -32,6 +32,8 @@ export interface WorkerSettings {
   maxInFlightBatches: number;
   /** tries of a crashing item before it goes to the dead-letter topic (DLQ_MAX_ATTEMPTS) */
   dlqMaxAttempts: number;
+  /** write outcome events of bulk items for analytics (OUTCOME_EVENTS) */
+  outcomeEvents: boolean;
 }
 
 /** JSON Schema of {@link WorkerSettings}: types, bounds and defaults. */
@@ -48,6 +50,7 @@ export const WORKER_SETTINGS_SCHEMA: SettingsSchema = {
     heartbeatMs: { type: 'integer', default: 2000, minimum: 10 },
     maxInFlightBatches: { type: 'integer', default: 8, minimum: 1 },
     dlqMaxAttempts: { type: 'integer', default: 3, minimum: 1 },
+    outcomeEvents: { type: 'boolean', default: false },
   },
 };
 

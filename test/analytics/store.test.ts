@@ -1,7 +1,7 @@
 /**
  * The analytics store (services/analytics/store.ts, issue 16) on SQLite and PostgreSQL:
  * one-minute bucketing, latency sketches merged across writes within their relative
- * accuracy, idempotency on replay, and retention (minutes rolled up into hours with the
+ * accuracy, idempotency on replay (stored offsets, recent event ids), and retention (minutes rolled up into hours with the
  * same totals, old hours deleted).
  */
 import { mkdtempSync } from 'node:fs';
@@ -68,6 +68,24 @@ describe.each(stores)('AnalyticsStore on %s', (_name, target) => {
       expect(Math.abs(b!.latency.getValueAtQuantile(q) - exact) / exact).toBeLessThanOrEqual(SKETCH_ACCURACY * 1.5);
     }
     await s.close();
+  });
+
+  it('skips messages of a partition it counted before, also after a restart, by the offset stored with the buckets', async () => {
+    const where = target();
+    const k = `offsets-${seq}`;
+    const topic = `outcomes-${seq}`;
+    const msg = (offset: number) => ({ offset, events: [ev(k, NOW), ev(k, NOW)] });
+    const s1 = await AnalyticsStore.open(where);
+    expect(await s1.recordBatch(topic, 0, [msg(0), msg(1), msg(2)])).toEqual({ inserted: 6, duplicates: 0 });
+    await s1.close();
+    // a new process: its recent ids are empty, the stored offset is not
+    const s2 = await AnalyticsStore.open(where);
+    expect(await s2.recordBatch(topic, 0, [msg(1), msg(2), msg(3)])).toEqual({ inserted: 2, duplicates: 4 });
+    // another partition has its own offset
+    expect(await s2.recordBatch(topic, 1, [msg(0)])).toEqual({ inserted: 2, duplicates: 0 });
+    const [b] = await s2.buckets(NOW - 60_000, NOW + 60_000, k);
+    expect(b!.events).toBe(10);
+    await s2.close();
   });
 
   it('counts a replayed event once, also inside one write', async () => {

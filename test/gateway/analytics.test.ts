@@ -18,7 +18,7 @@ const B = { authorization: `Bearer ${KEY_B}` };
 const A = { authorization: `Bearer ${ADMIN}` };
 
 beforeAll(async () => {
-  svc = await startService({ RATE_LIMIT_MAX: 1_000_000, API_ADMIN_KEYS: ADMIN }, { capabilities: ['language-id'] });
+  svc = await startService({ RATE_LIMIT_MAX: 1_000_000, API_ADMIN_KEYS: ADMIN, OUTCOME_EVENTS: 'true' }, { capabilities: ['language-id'] });
   const texts = ['Habari za asubuhi, rafiki yangu mpendwa', 'Bonjour à tous et bonne journée', 'Guten Morgen, wie geht es dir heute?'];
   for (let i = 0; i < 30; i++) expect((await post(svc, '/v1/language-id', { text: texts[i % 3], model: 'lid-neural-608' })).status).toBe(200);
   for (let i = 0; i < 4; i++) expect((await post(svc, '/v1/language-id', { text: '' })).status).toBe(400);

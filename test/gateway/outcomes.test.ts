@@ -14,7 +14,7 @@ import { AUTH, post, startService, until } from '../helpers/service.ts';
 let svc: Embedded;
 const seen: OutcomeEvent[] = [];
 beforeAll(async () => {
-  svc = await startService({ RATE_LIMIT_MAX: 1_000_000 }, { capabilities: ['language-id'] });
+  svc = await startService({ RATE_LIMIT_MAX: 1_000_000, OUTCOME_EVENTS: 'true' }, { capabilities: ['language-id'] });
   const consumer = svc.transport.consumer({ groupId: 'test.outcomes', topics: [topicsFor('lmstream').outcomes], fromBeginning: true });
   await consumer.run(async (batch) => { for (const m of batch.messages) seen.push(...(await svc.codec.decode('common/outcome', m.value)).events); });
 }, 60_000);
@@ -70,4 +70,15 @@ describe('outcome events', () => {
     expect(e).toMatchObject({ eventId: 'bulk-job-1:7', itemIndex: 7, keyId: 'corpus-key', source: 'bulk', status: 200, items: 1, billable: 1, label: 'deu_Latn' });
     expect(e!.inferenceMs).toBeGreaterThanOrEqual(0);
   });
+
+  it('writes none with OUTCOME_EVENTS=false', async () => {
+    const off = await startService({ OUTCOME_EVENTS: 'false' }, { capabilities: ['language-id'] });
+    try {
+      expect((await post(off, '/v1/language-id', { text: 'Habari za asubuhi', model: 'lid-lite-608' })).status).toBe(200);
+      await off.gateway.app.inject({ method: 'POST', url: '/v1/language-id', payload: { text: 'no key' } });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await off.transport.consumerLag('nobody-read-it', topicsFor('lmstream').outcomes)).toBe(0);
+    } finally { await off.close(); }
+  });
 });
+
