@@ -4,24 +4,12 @@
  * accuracy, idempotency on replay (stored offsets, recent event ids), and retention (minutes rolled up into hours with the
  * same totals, old hours deleted).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnalyticsStore, SKETCH_ACCURACY, bucketOf } from '../../services/analytics/store.ts';
 import type { OutcomeEvent } from '../../services/events/contract.ts';
-import { postgresBin, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { sqlStores } from '../helpers/postgres.ts';
 
-const hasPostgres = postgresBin() !== null;
-if (!hasPostgres && process.env.CI) throw new Error('CI needs PostgreSQL: apt-get install postgresql');
-let pgServer: TestPostgres | undefined;
-beforeAll(async () => { if (hasPostgres) pgServer = await startPostgres(); }, 60_000);
-afterAll(async () => { await pgServer?.stop(); });
-
-const stores: Array<[string, () => string]> = [
-  ['SQLite', () => join(mkdtempSync(join(tmpdir(), 'analytics-')), 'analytics.db')],
-  ...(hasPostgres ? [['PostgreSQL', () => pgServer!.url] as [string, () => string]] : []),
-];
+const stores = sqlStores('analytics.db');
 
 let seq = 0;
 /** An outcome event of key `keyId` at `ts` (ids unique across tests: the PostgreSQL store is shared). */

@@ -1,27 +1,15 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../services/billing/ledger.ts';
 import type { UsageEvent } from '../../services/events/contract.ts';
 import { KeyStore } from '../../services/keys/store.ts';
 import { openDb } from '../../services/lib/db.ts';
-import { postgresBin, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { sqlStores } from '../helpers/postgres.ts';
 
 const ev = (requestId: string, itemIndex: number, quantity: number, unit: UsageEvent['unit'] = 'characters', ts = 1000): UsageEvent => ({
   eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId: 'k1', capability: 'diacritize', model: 'diactag-2.0', unit, quantity, timestampMs: ts,
 });
 
-const hasPostgres = postgresBin() !== null;
-if (!hasPostgres && process.env.CI) throw new Error('CI needs PostgreSQL: apt-get install postgresql');
-let pgServer: TestPostgres | undefined;
-beforeAll(async () => { if (hasPostgres) pgServer = await startPostgres(); }, 60_000);
-afterAll(async () => { await pgServer?.stop(); });
-
-const stores: Array<[string, () => string]> = [
-  ['SQLite', () => join(mkdtempSync(join(tmpdir(), 'ledger-')), 'store.db')],
-  ...(hasPostgres ? [['PostgreSQL', () => pgServer!.url] as [string, () => string]] : []),
-];
+const stores = sqlStores('store.db');
 
 describe.each(stores)('Ledger on %s', (_name, target) => {
   it('stores an event id once and bills characters per started 1,000 of each request', async () => {

@@ -8,6 +8,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './processes.ts';
 
 /** Folder of the PostgreSQL server binaries, or null when none is installed. */
@@ -56,4 +57,23 @@ export async function startPostgres(): Promise<TestPostgres> {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
     },
   };
+}
+
+/**
+ * The SQL stores a store's tests run on: a fresh SQLite file each time, and a throwaway
+ * PostgreSQL server (started before the calling file's tests, stopped after) where its
+ * binaries are installed; CI must have them. Call it at a test file's top level.
+ * @param file the SQLite file's name
+ * @returns `[name, target]` pairs for `describe.each`: `target()` gives a file path or a URL
+ */
+export function sqlStores(file: string): Array<[string, () => string]> {
+  const hasPostgres = postgresBin() !== null;
+  if (!hasPostgres && process.env.CI) throw new Error('CI needs PostgreSQL: apt-get install postgresql');
+  let server: TestPostgres | undefined;
+  beforeAll(async () => { if (hasPostgres) server = await startPostgres(); }, 60_000);
+  afterAll(async () => { await server?.stop(); });
+  return [
+    ['SQLite', () => join(mkdtempSync(join(tmpdir(), 'store-')), file)],
+    ...(hasPostgres ? [['PostgreSQL', () => server!.url] as [string, () => string]] : []),
+  ];
 }
