@@ -34,6 +34,7 @@ import { OutcomeRecorder } from './outcome-recorder.ts';
 import { infoRoutes } from './routes/info.ts';
 import { accountRoutes } from './routes/account.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
 
 /** Options of {@link build}. */
 export interface BuildOptions extends Omit<RouteDeps, 'state'> {
@@ -178,6 +179,6 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   for (const m of CAPABILITY_MODULES) {
     for (const routes of await m.routes()) await app.register(routes, deps);
   }
-  for (const routes of [infoRoutes, accountRoutes, analyticsRoutes]) await app.register(routes, deps);
+  for (const routes of [infoRoutes, accountRoutes, analyticsRoutes, dashboardRoutes]) await app.register(routes, deps);
   return app;
 }

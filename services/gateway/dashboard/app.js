@@ -1,0 +1,83 @@
+// The operator dashboard (issue 16): reads GET /v1/analytics with the key typed in the page
+// (kept in sessionStorage, so in this tab only) and refreshes every 5 s. No build step: plain
+// script, uPlot served by the gateway; the page's Content-Security-Policy allows only scripts,
+// styles and fetches of its own origin.
+'use strict';
+(function () {
+  var REFRESH_MS = 5000;
+  var $ = function (id) { return document.getElementById(id); };
+  var charts = {};
+  var timer = null;
+
+  function fmt(n) { return n === null || n === undefined ? '–' : Number(n).toLocaleString('en-US'); }
+  function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(1) + ' %' : '–'; }
+  function row(cells) {
+    var tr = document.createElement('tr');
+    cells.forEach(function (c) { var td = document.createElement('td'); td.textContent = c; tr.appendChild(td); });
+    return tr;
+  }
+  function fill(id, rows) {
+    var body = $(id).querySelector('tbody');
+    body.replaceChildren.apply(body, rows.map(row));
+  }
+  function query(params) {
+    var q = new URLSearchParams(Object.assign({}, window.__range, params));
+    return fetch('/v1/analytics?' + q.toString(), { headers: { authorization: 'Bearer ' + sessionStorage.getItem('lmstream-key') } })
+      .then(function (r) { return r.json().then(function (body) { if (!r.ok) throw new Error(body.error || ('HTTP ' + r.status)); return body; }); });
+  }
+  function plot(id, title, series, data) {
+    var el = $(id);
+    var width = Math.max(280, el.clientWidth);
+    if (charts[id]) { charts[id].setData(data); charts[id].setSize({ width: width, height: 220 }); return; }
+    charts[id] = new uPlot({ width: width, height: 220, series: [{}].concat(series.map(function (s) { return Object.assign({ spanGaps: false, points: { size: 4 } }, s); })), axes: [{}, {}], title: title }, data, el);
+  }
+
+  function render(all, byStatus, byModel, byLabel) {
+    var t = all.totals;
+    $('c-events').textContent = fmt(t.events);
+    $('c-items').textContent = fmt(t.items);
+    $('c-errors').textContent = fmt(t.errors) + ' (' + pct(t.errors, t.events) + ')';
+    $('c-billable').textContent = fmt(t.billable);
+    $('c-latency').textContent = [t.p50_ms, t.p95_ms, t.p99_ms].map(fmt).join(' / ');
+    // every step of the range, empty ones included (the API leaves them out)
+    var byT = {};
+    ((all.series[0] && all.series[0].points) || []).forEach(function (p) { byT[Date.parse(p.t)] = p; });
+    var xs = [], points = [];
+    for (var ts = Date.parse(all.from); ts < Date.parse(all.to); ts += all.step_ms) { xs.push(ts / 1000); points.push(byT[ts] || { events: 0, items: 0, p50_ms: null, p95_ms: null, p99_ms: null }); }
+    var step = all.step_ms / 1000;
+    plot('chart-rate', '', [{ label: 'requests/s', stroke: '#2b6cb0' }, { label: 'items/s', stroke: '#2f855a' }],
+      [xs, points.map(function (p) { return p.events / step; }), points.map(function (p) { return p.items / step; })]);
+    plot('chart-latency', '', [{ label: 'p50', stroke: '#2b6cb0' }, { label: 'p95', stroke: '#b7791f' }, { label: 'p99', stroke: '#c53030' }],
+      [xs, points.map(function (p) { return p.p50_ms; }), points.map(function (p) { return p.p95_ms; }), points.map(function (p) { return p.p99_ms; })]);
+    fill('t-errors', byStatus.series.filter(function (s) { return s.group.status !== 200; })
+      .map(function (s) { return [String(s.group.status), s.group.code || '', fmt(s.totals.events), pct(s.totals.events, t.events)]; }));
+    fill('t-usage', byModel.series.map(function (s) {
+      return [s.group.capability, s.group.model || '(refused)', fmt(s.totals.events), fmt(s.totals.items), fmt(s.totals.billable), fmt(s.totals.p95_ms)];
+    }));
+    var labelled = byLabel.series.filter(function (s) { return s.group.label; });
+    var texts = labelled.reduce(function (n, s) { return n + s.totals.items; }, 0);
+    fill('t-languages', labelled.map(function (s) {
+      var c = s.totals.confidence;
+      return [s.group.label, fmt(s.totals.items), pct(s.totals.items, texts), pct(c[9], s.totals.items)];
+    }));
+  }
+
+  function refresh() {
+    // one range for all four queries: the steps of the charts line up
+    var to = Date.now();
+    window.__range = { from: String(to - Number($('range').value)), to: String(to) };
+    Promise.all([query({}), query({ group_by: 'status,code' }), query({ group_by: 'capability,model' }), query({ group_by: 'label', capability: 'language-id', status: '200' })])
+      .then(function (r) { $('status').textContent = 'updated ' + new Date().toLocaleTimeString() + ' · ' + r[0].scope; $('main').hidden = false; render(r[0], r[1], r[2], r[3]); })
+      .catch(function (err) { $('status').textContent = err.message; });
+  }
+
+  $('key-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    if ($('key').value) sessionStorage.setItem('lmstream-key', $('key').value);
+    $('key').value = '';
+    if (timer) clearInterval(timer);
+    refresh();
+    timer = setInterval(refresh, REFRESH_MS);
+  });
+  if (sessionStorage.getItem('lmstream-key')) { refresh(); timer = setInterval(refresh, REFRESH_MS); }
+})();
