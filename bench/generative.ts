@@ -18,7 +18,7 @@
  */
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,7 @@ import { createEngine as createQuestionsEngine, openQuestionsModel, writeQuestio
 import type { Engine } from '../services/workers/engines/types.ts';
 import { closeLlm, openLlm } from '../services/llm/model.ts';
 import { ModelRepository, type InstalledModel } from '../services/models/repository.ts';
-import { writeTinyModels } from '../scripts/models-tiny.ts';
+import { repositoryWith, writeTinyModels } from '../scripts/models-tiny.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -40,13 +40,7 @@ const weights = mkdtempSync(join(tmpdir(), 'bench-weights-'));
 writeTinyModels(weights);
 process.env.MODEL_WEIGHTS_DIR = weights;
 // a copy of the repository whose generative models write short strings (the tiny models write each to its limit)
-const MODELS = mkdtempSync(join(tmpdir(), 'bench-repo-'));
-const SHORT: Record<string, Record<string, unknown>> = { 'mist-extract-1.0': { max_value_chars: 24, max_list_items: 3 }, 'mist-qg-1.5b': { max_question_chars: 24 } };
-for (const name of readdirSync(join(ROOT, 'models'))) {
-  if (!SHORT[name]) { symlinkSync(join(ROOT, 'models', name), join(MODELS, name), 'dir'); continue; }
-  mkdirSync(join(MODELS, name));
-  writeFileSync(join(MODELS, name, 'config.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(ROOT, 'models', name, 'config.json'), 'utf8')), ...SHORT[name] }));
-}
+const MODELS = repositoryWith(join(ROOT, 'models'), { 'mist-extract-1.0': { max_value_chars: 24, max_list_items: 3 }, 'mist-qg-1.5b': { max_question_chars: 24 } });
 const repo = new ModelRepository(MODELS);
 const config = (name: string) => repo.config(name)! as InstalledModel & Record<string, never>;
 

@@ -5,7 +5,8 @@
  * normal model folders (config.json `weights`). Their answers are meaningless; they run
  * the real engines on the real runtime for tests and benchmarks.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { tinyLlm } from './tiny-llm.ts';
@@ -29,6 +30,23 @@ export function writeTinyModels(out: string): string[] {
     writeFileSync(path, tinyLlm(seed));
     return path;
   });
+}
+
+/**
+ * A model repository in a new temporary folder: the folders of `models` linked, and those
+ * named in `edits` copied with their config.json fields replaced (e.g. shorter answers,
+ * so that tiny random models, which write each string to its limit, finish sooner).
+ * @returns its folder (give it as MODEL_REPOSITORY); the caller removes it
+ */
+export function repositoryWith(models: string, edits: Record<string, Record<string, unknown>>): string {
+  const root = mkdtempSync(join(tmpdir(), 'lmstream-repo-'));
+  for (const name of readdirSync(models)) {
+    if (!edits[name]) { symlinkSync(join(models, name), join(root, name), 'dir'); continue; }
+    mkdirSync(join(root, name));
+    const cfg = JSON.parse(readFileSync(join(models, name, 'config.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(root, name, 'config.json'), JSON.stringify({ ...cfg, ...edits[name] }));
+  }
+  return root;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

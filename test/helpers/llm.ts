@@ -3,11 +3,11 @@
  * into a temporary folder that MODEL_WEIGHTS_DIR names, so the repository's own model
  * folders (models/<name>/config.json `weights`) serve them.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { writeTinyModels } from '../../scripts/models-tiny.ts';
+import { repositoryWith as makeRepository, writeTinyModels } from '../../scripts/models-tiny.ts';
 
 /** The repository's model folders. */
 export const MODELS = join(import.meta.dirname, '..', '..', 'models');
@@ -29,19 +29,13 @@ export function useTinyWeights(): string {
 }
 
 /**
- * A model repository for a test: the repository's folders linked, and those named in
- * `edits` copied with their config.json fields replaced (e.g. shorter answers, so that
- * tiny random models, which write to every limit, finish sooner).
+ * A model repository for a test (scripts/models-tiny.ts `repositoryWith`): the
+ * repository's folders linked, those named in `edits` copied with their config.json fields
+ * replaced; removed after the calling file's tests.
  * @returns its folder (give it as MODEL_REPOSITORY)
  */
 export function repositoryWith(edits: Record<string, Record<string, unknown>>): string {
-  const root = mkdtempSync(join(tmpdir(), 'lmstream-repo-'));
-  for (const name of readdirSync(MODELS)) {
-    if (!edits[name]) { symlinkSync(join(MODELS, name), join(root, name), 'dir'); continue; }
-    mkdirSync(join(root, name));
-    const cfg = JSON.parse(readFileSync(join(MODELS, name, 'config.json'), 'utf8')) as Record<string, unknown>;
-    writeFileSync(join(root, name, 'config.json'), JSON.stringify({ ...cfg, ...edits[name] }));
-  }
+  const root = makeRepository(MODELS, edits);
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   return root;
 }

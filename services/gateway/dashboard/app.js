@@ -8,6 +8,8 @@
   var $ = function (id) { return document.getElementById(id); };
   var charts = {};
   var timer = null;
+  /** the range of the refresh under way: its four queries share it, so their steps line up */
+  var range = {};
 
   function fmt(n) { return n === null || n === undefined ? '–' : Number(n).toLocaleString('en-US'); }
   function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(1) + ' %' : '–'; }
@@ -21,7 +23,7 @@
     body.replaceChildren.apply(body, rows.map(row));
   }
   function query(params) {
-    var q = new URLSearchParams(Object.assign({}, window.__range, params));
+    var q = new URLSearchParams(Object.assign({}, range, params));
     return fetch('/v1/analytics?' + q.toString(), { headers: { authorization: 'Bearer ' + sessionStorage.getItem('lmstream-key') } })
       .then(function (r) { return r.json().then(function (body) { if (!r.ok) throw new Error(body.error || ('HTTP ' + r.status)); return body; }); });
   }
@@ -63,9 +65,8 @@
   }
 
   function refresh() {
-    // one range for all four queries: the steps of the charts line up
     var to = Date.now();
-    window.__range = { from: String(to - Number($('range').value)), to: String(to) };
+    range = { from: String(to - Number($('range').value)), to: String(to) };
     Promise.all([query({}), query({ group_by: 'status,code' }), query({ group_by: 'capability,model' }), query({ group_by: 'label', capability: 'language-id', status: '200' })])
       .then(function (r) { $('status').textContent = 'updated ' + new Date().toLocaleTimeString() + ' · ' + r[0].scope; $('main').hidden = false; render(r[0], r[1], r[2], r[3]); })
       .catch(function (err) { $('status').textContent = err.message; });

@@ -11,11 +11,10 @@
  * is cancelled or its deadline passes (checked before each generated token) and frees
  * its sequence. Documents run on the model's sequences at once (continuous batching).
  */
-import type { LlamaGrammar } from 'node-llama-cpp';
 import type { ExtractOutput, ExtractRequest, ItemResult } from '../../../events/contract.ts';
 import { failed } from '../../../events/results.ts';
 import { generateWithGrammar } from '../../../llm/generate.ts';
-import { llamaRuntime } from '../../../llm/llama.ts';
+import { jsonSchemaGrammar } from '../../../llm/grammar.ts';
 import { clean, closeLlm, openLlm, splitPrompt, type GenerativeConfig, type LoadedLlm } from '../../../llm/model.ts';
 import { ModelRepository, type InstalledModel } from '../../../models/repository.ts';
 import { LoadedModels } from '../../../workers/engines/sessions.ts';
@@ -64,27 +63,6 @@ export interface ExtractModel {
   limits: TemplateLimits;
   maxOutputTokens: number;
   temperature: number;
-  /** grammars by template JSON text (the most recent {@link GRAMMARS}) */
-  grammars: Map<string, Promise<LlamaGrammar>>;
-}
-
-/** Grammars kept per model (templates repeat: a caller extracts many documents with one). */
-const GRAMMARS = 64;
-
-async function grammarOf(m: ExtractModel, template: Record<string, unknown>): Promise<LlamaGrammar> {
-  const key = JSON.stringify(template);
-  let g = m.grammars.get(key);
-  if (!g) {
-    const llama = await llamaRuntime();
-    // a template that cannot be a grammar (the gateway refuses the known causes) fails its document alone
-    g = (llama.createGrammarForJsonSchema(templateSchema(template, m.limits) as never) as Promise<LlamaGrammar>).catch((err: unknown) => {
-      throw new EngineError('INVALID_REQUEST', `the template cannot be turned into a grammar: ${(err as Error).message.split('\n')[0]}`);
-    });
-    g.catch(() => m.grammars.delete(key));
-    m.grammars.set(key, g);
-    if (m.grammars.size > GRAMMARS) m.grammars.delete(m.grammars.keys().next().value!);
-  }
-  return g;
 }
 
 /**
@@ -99,7 +77,6 @@ export async function openExtractModel(cfg: InstalledModel & ExtractConfig, sequ
     limits: { maxValueChars: cfg.max_value_chars ?? 1000, maxListItems: cfg.max_list_items ?? 100 },
     maxOutputTokens: cfg.max_output_tokens ?? 4096,
     temperature: cfg.calibration?.field ?? 1,
-    grammars: new Map(),
   };
 }
 
@@ -128,7 +105,10 @@ export async function extractDocument(m: ExtractModel, input: ExtractRequest, ch
   const room = m.llm.contextSize - prompt.length;
   if (room < 16) throw new EngineError('CONTEXT_TOO_LONG', `the document, template and instructions take ${prompt.length} tokens, over the model's maximum context length of ${m.llm.contextSize} tokens less room for the answer`);
   const maxTokens = Math.min(m.maxOutputTokens, room);
-  const grammar = await grammarOf(m, template);
+  // a template that cannot be a grammar (the gateway refuses the known causes) fails its document alone
+  const grammar = await jsonSchemaGrammar(templateSchema(template, m.limits)).catch((err: unknown) => {
+    throw new EngineError('INVALID_REQUEST', `the template cannot be turned into a grammar: ${(err as Error).message.split('\n')[0]}`);
+  });
   const gen = await m.llm.sequences.use((seq) => generateWithGrammar(m.llm.model, seq, prompt, grammar, maxTokens, check));
   if (gen.truncated) throw new EngineError('CONTEXT_TOO_LONG', `the answer needs more than ${maxTokens} tokens (the model's context is ${m.llm.contextSize} tokens)`);
   const filled = fillTemplate(template, gen.text, gen.tokens, [input.text ?? '', ocrText ?? ''].join('\n'), m.temperature);

@@ -10,11 +10,10 @@
  * passage the project's language ID reads as another language than declared, and a
  * language the model's config lists as less reliable (`weak_languages`).
  */
-import type { LlamaGrammar } from 'node-llama-cpp';
 import type { ItemResult, QuestionsOutput, QuestionsRequest } from '../../../events/contract.ts';
 import { failed } from '../../../events/results.ts';
 import { generateWithGrammar } from '../../../llm/generate.ts';
-import { llamaRuntime } from '../../../llm/llama.ts';
+import { jsonSchemaGrammar } from '../../../llm/grammar.ts';
 import { clean, closeLlm, openLlm, splitPrompt, type GenerativeConfig, type LoadedLlm } from '../../../llm/model.ts';
 import { findQgLanguage, languageName } from '../../../languages.ts';
 import { ModelRepository, type InstalledModel } from '../../../models/repository.ts';
@@ -80,18 +79,6 @@ export async function openQuestionsModel(cfg: InstalledModel & QuestionsConfig, 
   return { llm: await openLlm(cfg, sequences, threads), weak: new Set(cfg.weak_languages ?? []), lidModel: cfg.language_id_model ?? 'lid-neural-608', maxChars: cfg.max_question_chars ?? MAX_QUESTION_CHARS };
 }
 
-/** The grammar of a list of exactly n questions of at most `chars` characters (a grammar belongs to the runtime, not to a model). */
-const grammars = new Map<string, Promise<LlamaGrammar>>();
-function grammarFor(n: number, chars: number): Promise<LlamaGrammar> {
-  let g = grammars.get(`${n}:${chars}`);
-  if (!g) {
-    g = llamaRuntime().then((llama) => llama.createGrammarForJsonSchema({ type: 'array', items: { type: 'string', minLength: 1, maxLength: chars }, minItems: n, maxItems: n }) as Promise<LlamaGrammar>);
-    g.catch(() => grammars.delete(`${n}:${chars}`));
-    grammars.set(`${n}:${chars}`, g);
-  }
-  return g;
-}
-
 /**
  * Writes a passage's questions (see the module comment).
  * @returns exactly `input.n` distinct questions, and the tokens evaluated over all attempts
@@ -108,7 +95,7 @@ export async function writeQuestions(m: QuestionsModel, input: QuestionsRequest,
     // a character can take up to 4 byte tokens in a byte-level vocabulary
     const budget = missing * (4 * m.maxChars + 16) + 16;
     if (prompt.length + 16 > m.llm.contextSize) throw new EngineError('CONTEXT_TOO_LONG', `the passage takes ${prompt.length} tokens, over the model's maximum context length of ${m.llm.contextSize} tokens`);
-    const grammar = await grammarFor(missing, m.maxChars);
+    const grammar = await jsonSchemaGrammar({ type: 'array', items: { type: 'string', minLength: 1, maxLength: m.maxChars }, minItems: missing, maxItems: missing });
     const gen = await m.llm.sequences.use((seq) => generateWithGrammar(m.llm.model, seq, prompt, grammar, Math.min(budget, m.llm.contextSize - prompt.length), check, attempt === 0 ? undefined : { temperature: 0.8, seed: attempt }));
     evaluated += gen.evaluated;
     if (gen.truncated) continue;
