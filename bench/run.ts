@@ -10,8 +10,9 @@
  * oldest record batches beyond that, consumed or not). The Kafka rows need Debian's
  * python3-confluent-kafka (skipped without it, or with BENCH_KAFKA=0).
  *
- * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s of unmeasured load before
- * each row, default 2), BENCH_CONNECTIONS (single-text
+ * Environment: BENCH_DURATION (s per row, default 10), BENCH_ROUNDS (parts each embedded
+ * and direct row is measured in, alternating with the rows it is compared with; default
+ * 3), BENCH_WARMUP (s of unmeasured load before each row, default 2), BENCH_CONNECTIONS (single-text
  * requests in flight, default 64), BENCH_BATCH_CONNECTIONS (default 4),
  * BENCH_MODEL (default lid-neural-608).
  * The service and the baseline run as child processes; autocannon runs here.
@@ -33,6 +34,7 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
 const MODEL = process.env.BENCH_MODEL ?? 'lid-neural-608';
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const KEY = 'bench-key';
 
 const BATCH = Array.from({ length: 64 }, (_, i) => SENTENCES[i % SENTENCES.length]!);
@@ -61,37 +63,80 @@ async function ready(base: string | number): Promise<void> {
 
 interface Row { scenario: string; 'requests/s': number; 'texts/s': number; 'p50 ms': number; 'p99 ms': number; errors: number; }
 
-/** Measures one row, after WARMUP_S seconds of the same requests at 8 in flight (JIT, connections, model) that do not count. */
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Measures one row in ROUNDS parts of DURATION/ROUNDS seconds (the parts of the rows being
+ * compared alternate, so a noisy moment of the machine falls on all of them alike); before
+ * the first part, WARMUP_S seconds of the same requests at 8 in flight (JIT, connections,
+ * model) that do not count. Requests/s is the total over the parts; p50 and p99 are the
+ * parts' medians.
+ */
+class Measured {
+  private requests = 0; private seconds = 0; private errors = 0;
+  private readonly p50: number[] = []; private readonly p99: number[] = [];
+  private warm = false;
+  constructor(readonly scenario: string, private readonly base: string | number, private readonly path: string, private readonly bodies: object[],
+    private readonly connections: number, private readonly textsPerRequest: number) {}
+
+  private run(c: number, duration: number) {
+    return autocannon({
+      url: typeof this.base === 'number' ? `http://127.0.0.1:${this.base}` : this.base, connections: c, duration,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      requests: this.bodies.map((b) => ({ method: 'POST' as const, path: this.path, body: JSON.stringify(b) })),
+    });
+  }
+
+  /** Runs one part of `seconds`. */
+  async part(seconds: number): Promise<void> {
+    if (!this.warm && WARMUP_S > 0) await this.run(Math.min(8, this.connections), WARMUP_S);
+    this.warm = true;
+    const r = await this.run(this.connections, seconds);
+    this.requests += r.requests.total; this.seconds += r.duration; this.errors += r.errors + r.non2xx;
+    this.p50.push(r.latency.p50); this.p99.push(r.latency.p99);
+  }
+
+  row(): Row {
+    const rps = this.requests / this.seconds;
+    return { scenario: this.scenario, 'requests/s': Math.round(rps), 'texts/s': Math.round(rps * this.textsPerRequest), 'p50 ms': median(this.p50), 'p99 ms': median(this.p99), errors: this.errors };
+  }
+}
+
+/** Measures one row in one part (the Kafka rows). */
 async function load(scenario: string, base: string | number, path: string, bodies: object[], connections: number, textsPerRequest: number): Promise<Row> {
-  const run = (c: number, duration: number) => autocannon({
-    url: typeof base === 'number' ? `http://127.0.0.1:${base}` : base, connections: c, duration,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
-    requests: bodies.map((b) => ({ method: 'POST' as const, path, body: JSON.stringify(b) })),
-  });
-  if (WARMUP_S > 0) await run(Math.min(8, connections), WARMUP_S);
-  const result = await run(connections, DURATION);
-  const rps = result.requests.average;
-  return {
-    scenario, 'requests/s': Math.round(rps), 'texts/s': Math.round(rps * textsPerRequest),
-    'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99, errors: result.errors + result.non2xx,
-  };
+  const m = new Measured(scenario, base, path, bodies, connections, textsPerRequest);
+  await m.part(DURATION);
+  return m.row();
 }
 
 const rows: Row[] = [];
-// the pipeline with and without outcome events (issue 16: their cost), and the model behind Fastify alone
-for (const [name, script, port, env] of [
+// the pipeline with and without outcome events (issue 16: their cost), and the model behind
+// Fastify alone: the three servers run side by side and their parts alternate, in a
+// different order each round
+const servers = [
   ['pipeline', 'services/main.ts', 18181, {}],
   ['pipeline with outcome events', 'services/main.ts', 18183, { OUTCOME_EVENTS: 'true' }],
   ['direct', 'bench/direct-server.ts', 18182, {}],
-] as const) {
-  const child = start(script, port, env);
-  try {
-    await ready(port);
-    rows.push(await load(`${name} single`, port, '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1));
-    rows.push(await load(`${name} batch of 64`, port, '/v1/language-id/batch', [{ texts: BATCH, model: MODEL }], BATCH_CONNECTIONS, 64));
-  } finally {
-    child.kill('SIGTERM');
+] as const;
+const children = servers.map(([, script, port, env]) => start(script, port, env));
+try {
+  await Promise.all(servers.map(([, , port]) => ready(port)));
+  for (const [kind, path, bodies, connections, texts] of [
+    ['single', '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1],
+    ['batch of 64', '/v1/language-id/batch', [{ texts: BATCH, model: MODEL }], BATCH_CONNECTIONS, 64],
+  ] as const) {
+    const measured = servers.map(([name, , port]) => new Measured(`${name} ${kind}`, port, path, bodies as object[], connections, texts));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < measured.length; i++) {
+        await measured[(i + round) % measured.length]!.part(DURATION / ROUNDS);
+        // a second for what the last part left (the analytics consumer's backlog) to finish
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+    rows.push(...measured.map((m) => m.row()));
   }
+} finally {
+  for (const c of children) c.kill('SIGTERM');
 }
 let bulk: string | undefined;
 if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {

@@ -5,6 +5,7 @@
  * once (the store keeps each partition's next offset in the same transaction). Undecodable messages are skipped and
  * logged. Retention runs at start and every {@link RETENTION_EVERY_MS}.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { EventCodec } from '../events/codec.ts';
 import type { OutcomeEvent } from '../events/contract.ts';
@@ -40,6 +41,8 @@ export class AnalyticsConsumer {
     await this.consumer.run(async (batch) => {
       const messages: Array<{ offset: number; events: OutcomeEvent[] }> = [];
       for (const m of batch.messages) {
+        // the event loop runs between messages (each up to 500 events to decode)
+        if (messages.length > 0) await setImmediate();
         try { messages.push({ offset: m.offset, events: (await this.codec.decode('common/outcome', m.value)).events }); } catch (err) {
           this.log.error({ err, partition: m.partition, offset: m.offset }, 'undecodable outcome message skipped');
           messages.push({ offset: m.offset, events: [] });

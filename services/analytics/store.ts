@@ -21,6 +21,7 @@
  * and deleted, hour buckets older than `hoursMs` (default 400 days) are deleted.
  */
 import { DDSketch } from '@datadog/sketches-js';
+import { setImmediate } from 'node:timers/promises';
 import type { OutcomeEvent } from '../events/contract.ts';
 import { migrate, openDb, type SqlDb, type SqlTx } from '../lib/db.ts';
 
@@ -63,15 +64,13 @@ export function mergeValues(a: BucketValues, b: BucketValues): BucketValues {
   return a;
 }
 
-/** The measures of one event. */
-function valuesOf(e: OutcomeEvent): BucketValues {
-  const v = emptyValues();
-  v.events = 1; v.items = e.items; v.billable = e.billable;
-  if (e.queueMs != null) { v.queueMs = e.queueMs; v.queueN = 1; }
-  if (e.inferenceMs != null) { v.inferenceMs = e.inferenceMs; v.inferenceN = 1; }
-  if (e.confidenceBucket != null) v.confidence[Math.max(0, Math.min(9, e.confidenceBucket))] = 1;
+/** Adds one event's measures into `v` (its total time goes straight into v's sketch: a sketch per event cost more than the rest of the fold). */
+function addEvent(v: BucketValues, e: OutcomeEvent): void {
+  v.events += 1; v.items += e.items; v.billable += e.billable;
+  if (e.queueMs != null) { v.queueMs += e.queueMs; v.queueN += 1; }
+  if (e.inferenceMs != null) { v.inferenceMs += e.inferenceMs; v.inferenceN += 1; }
+  if (e.confidenceBucket != null) v.confidence[Math.max(0, Math.min(9, e.confidenceBucket))]! += 1;
   v.latency.accept(Math.max(0, e.totalMs));
-  return v;
 }
 
 const keyOf = (e: OutcomeEvent): BucketKey => ({ capability: e.capability, model: e.model ?? '', keyId: e.keyId, status: e.status, code: e.code ?? '', label: e.capability === 'language-id' ? e.label ?? '' : '' });
@@ -119,14 +118,17 @@ export class AnalyticsStore {
     return new AnalyticsStore(db);
   }
 
-  /** Event ids counted lately, oldest first (see the module comment). */
+  /** Event ids counted lately (see the module comment), and the same ids in a ring, so the oldest is forgotten in O(1). */
   private readonly recent = new Set<string>();
+  private readonly ring: string[] = new Array<string>(RECENT_IDS);
+  private ringAt = 0;
 
-  private remember(id: string): boolean {
-    if (this.recent.has(id)) return false;
+  private remember(id: string): void {
+    const old = this.ring[this.ringAt];
+    if (old !== undefined) this.recent.delete(old);
+    this.ring[this.ringAt] = id;
+    this.ringAt = (this.ringAt + 1) % RECENT_IDS;
     this.recent.add(id);
-    if (this.recent.size > RECENT_IDS) this.recent.delete(this.recent.values().next().value!);
-    return true;
   }
 
   /**
@@ -135,7 +137,7 @@ export class AnalyticsStore {
    * @returns how many were counted and how many were skipped as repeats
    */
   async record(events: OutcomeEvent[]): Promise<{ inserted: number; duplicates: number }> {
-    return this.db.transaction((tx) => this.fold(tx, events));
+    return this.recordFolded([events], async () => 0);
   }
 
   /**
@@ -146,34 +148,58 @@ export class AnalyticsStore {
    */
   async recordBatch(topic: string, partition: number, messages: Array<{ offset: number; events: OutcomeEvent[] }>): Promise<{ inserted: number; duplicates: number }> {
     if (messages.length === 0) return { inserted: 0, duplicates: 0 };
-    return this.db.transaction(async (tx) => {
+    let next = -1, known = false;
+    const r = await this.recordFolded(async function* (tx: SqlTx) {
       const [row] = await tx.all<{ next_offset: number | string }>('SELECT next_offset FROM analytics_offsets WHERE topic = ? AND part = ?', [topic, partition]);
-      const next = row ? Number(row.next_offset) : -1;
-      const fresh = messages.filter((m) => m.offset >= next);
-      const replayed = messages.filter((m) => m.offset < next).reduce((n, m) => n + m.events.length, 0);
-      const r = await this.fold(tx, fresh.flatMap((m) => m.events));
+      known = row !== undefined;
+      next = row ? Number(row.next_offset) : -1;
+      for (const m of messages) if (m.offset >= next) yield m.events;
+    }, async (tx) => {
       const last = Math.max(...messages.map((m) => m.offset)) + 1;
       if (last > next) {
-        await tx.run(row ? 'UPDATE analytics_offsets SET next_offset = ? WHERE topic = ? AND part = ?' : 'INSERT INTO analytics_offsets (next_offset, topic, part) VALUES (?,?,?)', [last, topic, partition]);
+        await tx.run(known ? 'UPDATE analytics_offsets SET next_offset = ? WHERE topic = ? AND part = ?' : 'INSERT INTO analytics_offsets (next_offset, topic, part) VALUES (?,?,?)', [last, topic, partition]);
       }
-      return { inserted: r.inserted, duplicates: r.duplicates + replayed };
+      return messages.filter((m) => m.offset < next).reduce((n, m) => n + m.events.length, 0);
     });
+    return r;
   }
 
-  private async fold(tx: SqlTx, events: OutcomeEvent[]): Promise<{ inserted: number; duplicates: number }> {
-    const groups = new Map<string, Bucket>();
-    let inserted = 0;
-    for (const e of events) {
-      if (!this.remember(e.eventId)) continue;
-      inserted++;
-      const start = bucketOf(e.timestampMs);
-      const k = keyOf(e);
-      const id = keyText(start, k);
-      const g = groups.get(id);
-      if (g) mergeValues(g, valuesOf(e)); else groups.set(id, { start, ...k, ...valuesOf(e) });
-    }
-    for (const b of groups.values()) await this.upsert(tx, 'analytics_minutes', b);
-    return { inserted, duplicates: events.length - inserted };
+  /**
+   * Folds groups of events (a message's each) into minute buckets in memory, letting the
+   * event loop run between groups (a second of a gateway's outcome events is thousands),
+   * then adds the buckets to their stored rows and runs `finish` in the same transaction.
+   * Event ids are remembered only once the transaction has committed, so a batch whose
+   * write failed is counted when it is delivered again.
+   * @param finish more writes of the transaction; returns events skipped as replayed
+   */
+  private async recordFolded(source: Iterable<OutcomeEvent[]> | ((tx: SqlTx) => AsyncIterable<OutcomeEvent[]>), finish: (tx: SqlTx) => Promise<number>): Promise<{ inserted: number; duplicates: number }> {
+    const ids: string[] = [];
+    const r = await this.db.transaction(async (tx) => {
+      const groups = new Map<string, Bucket>();
+      const batchIds = new Set<string>();
+      let duplicates = 0;
+      const groupsOf = typeof source === 'function' ? source(tx) : source;
+      for await (const events of groupsOf) {
+        for (const e of events) {
+          const eventId = `${e.requestId}:${e.itemIndex}`;
+          if (this.recent.has(eventId) || batchIds.has(eventId)) { duplicates++; continue; }
+          batchIds.add(eventId);
+          ids.push(eventId);
+          const start = bucketOf(e.timestampMs);
+          // the bucket's identity as one string, without building its key object for every event
+          const id = `${start}\u0000${e.capability}\u0000${e.model ?? ''}\u0000${e.keyId}\u0000${e.status}\u0000${e.code ?? ''}\u0000${e.capability === 'language-id' ? e.label ?? '' : ''}`;
+          let g = groups.get(id);
+          if (!g) groups.set(id, g = { start, ...keyOf(e), ...emptyValues() });
+          addEvent(g, e);
+        }
+        if (events.length > 0) await setImmediate();
+      }
+      for (const b of groups.values()) await this.upsert(tx, 'analytics_minutes', b);
+      const replayed = await finish(tx);
+      return { inserted: ids.length, duplicates: duplicates + replayed };
+    });
+    for (const id of ids) this.remember(id);
+    return r;
   }
 
   /** Adds a bucket into its stored row (read, merge, write), or stores it. */

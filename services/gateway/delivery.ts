@@ -30,7 +30,7 @@ export function registerDelivery(app: FastifyInstance, o: { requestTimeoutMs: nu
   app.addHook('preHandler', async (req, reply) => {
     if (!req.routeOptions.config?.admission) return;
     req.dispatchContext = {
-      requestId: req.id, keyId: req.apiKey!.id, log: req.log, end: endOf(req, reply), usage: [], outcomes: [], nextItem: 0,
+      requestId: req.id, keyId: req.apiKey!.id, log: req.log, end: endOf(req, reply), usage: [], outcomes: o.outcomes ? [] : undefined, nextItem: 0,
       deadline: Math.round(Date.now() - reply.elapsedTime) + o.requestTimeoutMs,
     };
   });
@@ -59,11 +59,11 @@ function outcomesOf(req: FastifyRequest, reply: FastifyReply): OutcomeEvent[] {
   const delivered = reply.statusCode === 200 && !gone;
   const answerStatus = gone ? 499 : reply.statusCode;
   const answerCode = gone ? 'CANCELLED' : reply.statusCode === 200 ? null : req.errorCode ?? null;
-  if (!ctx || ctx.outcomes.length === 0) {
+  if (!ctx?.outcomes || ctx.outcomes.length === 0) {
     let model: string | null = null;
     try { model = typeof req.body === 'object' && req.body !== null ? admission.model(req.body) : null; } catch { model = null; }
     return [{
-      eventId: `${requestId}:0`, requestId, itemIndex: 0, keyId, source: 'gateway', capability: admission.capability, model,
+      requestId, itemIndex: 0, keyId, source: 'gateway', capability: admission.capability, model,
       status: answerStatus, code: answerCode, items: 0, billable: 0, queueMs: null, inferenceMs: null, totalMs, label: null, confidenceBucket: null, timestampMs: now,
     }];
   }
@@ -71,7 +71,7 @@ function outcomesOf(req: FastifyRequest, reply: FastifyReply): OutcomeEvent[] {
     // an item that failed keeps its own status; a success is what the answer was
     const ok = oc.status === 200;
     return {
-      eventId: `${requestId}:${oc.itemIndex}`, requestId, itemIndex: oc.itemIndex, keyId, source: 'gateway' as const, capability: oc.capability, model: oc.model,
+      requestId, itemIndex: oc.itemIndex, keyId, source: 'gateway' as const, capability: oc.capability, model: oc.model,
       status: ok ? (delivered ? 200 : answerStatus) : oc.status, code: ok ? (delivered ? null : answerCode) : oc.code,
       items: 1, billable: ok && delivered ? oc.quantity : 0, queueMs: oc.queueMs, inferenceMs: oc.inferenceMs, totalMs,
       label: oc.label, confidenceBucket: oc.confidenceBucket, timestampMs: now,

@@ -57,8 +57,8 @@ export interface DispatchContext {
   end?: RequestEnd;
   /** items answered successfully so far */
   usage: BillableItem[];
-  /** what became of every dispatched item so far */
-  outcomes: ItemOutcome[];
+  /** what became of every dispatched item so far; absent when outcome events are off (OUTCOME_EVENTS), so nothing is gathered */
+  outcomes?: ItemOutcome[];
   /** index of the request's next item (a request may dispatch more than once) */
   nextItem: number;
 }
@@ -133,7 +133,7 @@ export class Dispatcher {
     try { settled = await Promise.allSettled(waits); } finally { off?.(); }
     ctx.log.debug({ ms: Math.round(performance.now() - written) }, 'results received');
     if (ctx.end?.cancelled) {
-      inputs.forEach((_, i) => ctx.outcomes.push({ itemIndex: base + i, capability, model, status: 499, code: 'CANCELLED', quantity: 0, queueMs: null, inferenceMs: null, label: null, confidenceBucket: null }));
+      inputs.forEach((_, i) => ctx.outcomes?.push({ itemIndex: base + i, capability, model, status: 499, code: 'CANCELLED', quantity: 0, queueMs: null, inferenceMs: null, label: null, confidenceBucket: null }));
       throw cancelled();
     }
     // a gateway shutting down fails the whole request, with its Retry-After
@@ -149,6 +149,7 @@ export class Dispatcher {
       }
       const quantity = r.output ? usageQuantity(capability, r.output as Record<string, unknown>) : 0;
       if (r.output) ctx.usage.push({ itemIndex: base + i, capability, model, quantity });
+      if (!ctx.outcomes) return r;
       const timing = s.status === 'fulfilled' ? timingOf(s.value) : undefined;
       ctx.outcomes.push({
         itemIndex: base + i, capability, model, ...statusOf(r), quantity,

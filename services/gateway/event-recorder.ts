@@ -1,6 +1,6 @@
 /**
  * Events a gateway writes in batches (usage of delivered answers, outcomes for analytics):
- * events gather for up to {@link LINGER_MS} (or {@link MAX_BATCH_EVENTS}) and while a
+ * events gather for up to a linger ({@link LINGER_MS} by default, or {@link MAX_BATCH_EVENTS}) and while a
  * write is in flight, then go in one produce call, one message per API key, without a
  * message key so that the producer spreads them over the topic's partitions (the
  * consumers read them in parallel). Written at once, each answer's usage was a message of
@@ -8,6 +8,7 @@
  * of a core. A gateway that crashes loses at most that linger's events. A failed write is
  * tried again every second, holding at most {@link MAX_BUFFERED_EVENTS}.
  */
+import { setImmediate } from 'node:timers/promises';
 import type client from 'prom-client';
 import type { Logger } from 'pino';
 import type { EventCodec, SchemaValues } from '../events/codec.ts';
@@ -15,8 +16,10 @@ import type { OutgoingMessage, Producer } from '../transport/types.ts';
 
 /** Events held while the usage topic cannot be written, at most; older ones beyond are dropped and counted. */
 export const MAX_BUFFERED_EVENTS = 200_000;
-/** Longest wait before buffered usage is written, ms. */
+/** Longest wait before buffered events are written, ms (usage; outcome events wait longer: ./outcome-recorder.ts). */
 export const LINGER_MS = 50;
+/** Most events in one message (a few hundred microseconds of encoding, and of decoding for its consumer). */
+export const MAX_MESSAGE_EVENTS = 500;
 /** Buffered events that are written at once. */
 export const MAX_BATCH_EVENTS = 5000;
 
@@ -36,9 +39,11 @@ export class EventRecorder<S extends RecordedSchema> {
    * @param schema the stream's schema: a message holds `{events}` of one API key
    * @param written counter of events by outcome of their write (written, dropped)
    * @param what the events, for log lines (e.g. "usage of delivered answers")
+   * @param lingerMs longest wait before buffered events are written, ms
    */
   constructor(private readonly producer: Producer, private readonly codec: EventCodec, private readonly topic: string,
-    private readonly schema: S, private readonly written: client.Counter<'outcome'>, private readonly what: string, private readonly log: Logger) {}
+    private readonly schema: S, private readonly written: client.Counter<'outcome'>, private readonly what: string, private readonly log: Logger,
+    private readonly lingerMs = LINGER_MS) {}
 
   /** Events not yet written. */
   get pending(): number { return this.buffer.length; }
@@ -59,7 +64,7 @@ export class EventRecorder<S extends RecordedSchema> {
     if (this.writing || this.retry) return;
     if (this.buffer.length >= MAX_BATCH_EVENTS) { this.unschedule(); void this.write(); return; }
     if (this.scheduled) return;
-    this.scheduled = setTimeout(() => { this.scheduled = undefined; void this.write(); }, LINGER_MS);
+    this.scheduled = setTimeout(() => { this.scheduled = undefined; void this.write(); }, this.lingerMs);
     this.scheduled.unref();
   }
 
@@ -80,7 +85,14 @@ export class EventRecorder<S extends RecordedSchema> {
           if (list) list.push(e); else byKey.set(e.keyId, [e]);
         }
         const messages: OutgoingMessage[] = [];
-        for (const list of byKey.values()) messages.push({ key: null, value: await this.codec.encode(this.schema, { events: list } as SchemaValues[S]) });
+        for (const list of byKey.values()) {
+          // at most MAX_MESSAGE_EVENTS a message, the event loop running between them, so a
+          // second's outcome events do not hold up the requests being answered
+          for (let i = 0; i < list.length; i += MAX_MESSAGE_EVENTS) {
+            if (messages.length > 0) await setImmediate();
+            messages.push({ key: null, value: await this.codec.encode(this.schema, { events: list.slice(i, i + MAX_MESSAGE_EVENTS) } as SchemaValues[S]) });
+          }
+        }
         await this.producer.send(this.topic, messages);
         this.written.inc({ outcome: 'written' }, events.length);
       } catch (err) {

@@ -117,7 +117,7 @@ export class ResultPublisher {
         let events = outcomes.get(keyId);
         if (!events) outcomes.set(keyId, events = []);
         events.push({
-          eventId: `${requestId}:${itemIndex}`, requestId, itemIndex, keyId, source: 'bulk', capability: this.capability, model: item.input.model,
+          requestId, itemIndex, keyId, source: 'bulk', capability: this.capability, model: item.input.model,
           ...statusOf(r), items: 1, billable: quantity, queueMs: times?.queueMs ?? null, inferenceMs: times?.inferenceMs ?? null,
           totalMs: Math.max(0, now - item.msg.timestamp), ...languageFields(this.capability, r), timestampMs: now,
         });

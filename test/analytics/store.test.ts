@@ -16,7 +16,7 @@ let seq = 0;
 const ev = (keyId: string, ts: number, o: Partial<OutcomeEvent> = {}): OutcomeEvent => {
   const requestId = `r${++seq}`;
   return {
-    eventId: `${requestId}:0`, requestId, itemIndex: 0, keyId, source: 'gateway', capability: 'language-id', model: 'lid-lite-608',
+    requestId, itemIndex: 0, keyId, source: 'gateway', capability: 'language-id', model: 'lid-lite-608',
     status: 200, code: null, items: 1, billable: 1, queueMs: 2, inferenceMs: 5, totalMs: 10, label: 'swh_Latn', confidenceBucket: 9, timestampMs: ts, ...o,
   };
 };
@@ -84,6 +84,22 @@ describe.each(stores)('AnalyticsStore on %s', (_name, target) => {
     expect(await s.record(events)).toEqual({ inserted: 0, duplicates: 3 });
     const [b] = await s.buckets(NOW - 60_000, NOW + 60_000, k);
     expect(b!.events).toBe(3);
+    await s.close();
+  });
+
+  it('counts a batch whose write failed when it is delivered again (regression: its event ids were remembered before the commit, so the redelivery was skipped as repeats)', async () => {
+    const s = await AnalyticsStore.open(target());
+    const k = `failed-${seq}`;
+    const events = [ev(k, NOW), ev(k, NOW)];
+    // the transaction does its work and then fails, as a commit that cannot be written would
+    const db = (s as unknown as { db: { transaction: (fn: (tx: unknown) => Promise<unknown>) => Promise<unknown> } }).db;
+    const real = db.transaction.bind(db);
+    db.transaction = (fn) => real(async (tx) => { await fn(tx); throw new Error('disk full'); });
+    await expect(s.recordBatch(`t-${k}`, 0, [{ offset: 0, events }])).rejects.toThrow('disk full');
+    db.transaction = real;
+    expect(await s.recordBatch(`t-${k}`, 0, [{ offset: 0, events }])).toEqual({ inserted: 2, duplicates: 0 });
+    const [b] = await s.buckets(NOW - 60_000, NOW + 60_000, k);
+    expect(b!.events).toBe(2);
     await s.close();
   });
 

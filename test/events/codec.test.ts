@@ -37,6 +37,17 @@ describe('AvroCodec', () => {
     const read = current.createResolver(old);
     expect(current.fromBuffer(old.toBuffer({ status: 503, error: 'queue full' }), read)).toEqual({ status: 503, error: 'queue full', code: '' });
   });
+  it('reads outcome events written with their first schema, which also carried an eventId field (BACKWARD compatible: dropped to cut a third of the bytes)', async () => {
+    const current = codec.type('common/outcome');
+    const schema = JSON.parse(JSON.stringify(current.schema())) as { fields: Array<{ type: { items: { fields: Array<{ name: string; type: unknown }> } } }> };
+    schema.fields[0]!.type.items.fields.unshift({ name: 'eventId', type: 'string' });
+    const old = avro.Type.forSchema(schema as avro.Schema);
+    const event = { requestId: 'r1', itemIndex: 3, keyId: 'k', source: 'gateway', capability: 'language-id', model: 'lid-neural-608', status: 200, code: null,
+      items: 1, billable: 1, queueMs: 1, inferenceMs: 2, totalMs: 5, label: 'swh_Latn', confidenceBucket: 9, timestampMs: 1_700_000_000_000 };
+    const read = current.createResolver(old);
+    expect(current.fromBuffer(old.toBuffer({ events: [{ eventId: 'r1:3', ...event }] }), read)).toEqual({ events: [event] });
+    expect(current.toBuffer({ events: [event] }).length).toBeLessThan(old.toBuffer({ events: [{ eventId: 'r1:3', ...event }] }).length);
+  });
 });
 
 describe('codeOf', () => {

@@ -67,7 +67,7 @@ describe('outcome events', () => {
     const value = await svc.codec.encode('language-id/request', { text: 'Guten Morgen, wie geht es dir heute?', model: 'lid-lite-608', mode: 'coverage', topK: 1, candidates: null });
     await svc.transport.producer().send(topic, [{ key: null, value, headers: { 'request-id': 'bulk-job-1', 'item-index': '7', 'key-id': 'corpus-key' } }]);
     const [e] = await eventsOf('bulk-job-1', 1);
-    expect(e).toMatchObject({ eventId: 'bulk-job-1:7', itemIndex: 7, keyId: 'corpus-key', source: 'bulk', status: 200, items: 1, billable: 1, label: 'deu_Latn' });
+    expect(e).toMatchObject({ requestId: 'bulk-job-1', itemIndex: 7, keyId: 'corpus-key', source: 'bulk', status: 200, items: 1, billable: 1, label: 'deu_Latn' });
     expect(e!.inferenceMs).toBeGreaterThanOrEqual(0);
   });
 
