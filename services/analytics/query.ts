@@ -7,8 +7,12 @@
 import { DDSketch } from '@datadog/sketches-js';
 import { SKETCH_ACCURACY, mergeValues, type Bucket, type BucketValues } from './store.ts';
 
-/** Dimensions a query can group or filter by (`key` is the API key's id). */
-export const DIMENSIONS = ['capability', 'model', 'key', 'status', 'code', 'label'] as const;
+/**
+ * Dimensions a query can group or filter by: `key` is the API key's id (a bulk ingestion's
+ * events carry `bulk:<job>`, connectors/lid-source.ts); `source` is `bulk` for those and
+ * `gateway` for the rest.
+ */
+export const DIMENSIONS = ['capability', 'model', 'key', 'status', 'code', 'label', 'source'] as const;
 /** A dimension. */
 export type Dimension = (typeof DIMENSIONS)[number];
 
@@ -44,8 +48,11 @@ export interface Series {
   totals: Measures & { confidence: number[] };
 }
 
+/** The key id prefix of a bulk ingestion's events. */
+export const BULK_KEY_PREFIX = 'bulk:';
+
 const valueOf = (b: Bucket, d: Dimension): string | number =>
-  d === 'key' ? b.keyId : d === 'status' ? b.status : d === 'capability' ? b.capability : d === 'model' ? b.model : d === 'code' ? b.code : b.label;
+  d === 'source' ? (b.keyId.startsWith(BULK_KEY_PREFIX) ? 'bulk' : 'gateway') : d === 'key' ? b.keyId : d === 'status' ? b.status : d === 'capability' ? b.capability : d === 'model' ? b.model : d === 'code' ? b.code : b.label;
 
 /** The step a query gets without one: the smallest named step that keeps the range within 120 points. */
 export function defaultStep(rangeMs: number): number {

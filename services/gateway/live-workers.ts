@@ -36,6 +36,16 @@ export class LiveWorkers {
     return [...this.workers.values()].filter((w) => w.capability === capability && now - w.seen < this.ttlMs);
   }
 
+  /**
+   * The live workers (heard from within the TTL), by capability and instance id.
+   * @param now ms since the epoch
+   */
+  list(now = Date.now()): Array<WorkerStatus & { lastHeartbeatMs: number }> {
+    return [...this.workers.values()].filter((w) => now - w.seen < this.ttlMs)
+      .map(({ seen, ...w }) => ({ ...w, lastHeartbeatMs: Math.max(0, now - seen) }))
+      .sort((a, b) => a.capability.localeCompare(b.capability) || a.instanceId.localeCompare(b.instanceId));
+  }
+
   /** Whether any live worker serves the capability. */
   hasWorker(capability: Capability): boolean {
     return this.live(capability).length > 0;

@@ -37,7 +37,11 @@ interface Source { transport: Transport; groups: GroupTopic[]; }
 const sources = new Set<Source>();
 let cached: { at: number; values: Array<GroupTopic & { lag: number }> } | undefined;
 
-async function measure(): Promise<Array<GroupTopic & { lag: number }>> {
+/**
+ * The lag of every reported group (see the module comment): messages after its committed
+ * offsets, summed over the topic's partitions; a group whose lag cannot be read is left out.
+ */
+export async function consumerLags(): Promise<Array<GroupTopic & { lag: number }>> {
   if (cached && Date.now() - cached.at < CACHE_MS) return cached.values;
   const values: Array<GroupTopic & { lag: number }> = [];
   await Promise.all([...sources].flatMap((s) => s.groups.map(async (g) => {
@@ -52,7 +56,7 @@ export const consumerLag = new client.Gauge({
   name: 'lmstream_consumer_lag', help: 'messages of a topic after the offsets its consumer group has committed', labelNames: ['group', 'topic'] as const, registers: [metricsRegistry],
   async collect() {
     this.reset();
-    for (const v of await measure()) this.set({ group: v.group, topic: v.topic }, v.lag);
+    for (const v of await consumerLags()) this.set({ group: v.group, topic: v.topic }, v.lag);
   },
 });
 

@@ -32,6 +32,12 @@ describe('aggregate', () => {
     expect(aggregate(buckets, { from: 0, to: 10 * m, stepMs: m, groupBy: [], filters: { code: 'INVALID_REQUEST' } }).totals.events).toBe(1);
     expect(aggregate(buckets, { from: m, to: 5 * m, stepMs: m, groupBy: [], filters: {} }).totals.events).toBe(2);
   });
+  it('tells bulk ingestion (keys bulk:<job>) from gateway traffic by the source dimension', () => {
+    const buckets = [bucket(0, { keyId: 'bulk:web1' }, [1, 2]), bucket(0, { keyId: 'env-abc' }, [3])];
+    const bySource = aggregate(buckets, { from: 0, to: 60_000, stepMs: 60_000, groupBy: ['source'], filters: {} });
+    expect(Object.fromEntries(bySource.series.map((s) => [s.group.source, s.totals.events]))).toEqual({ bulk: 2, gateway: 1 });
+    expect(aggregate(buckets, { from: 0, to: 60_000, stepMs: 60_000, groupBy: [], filters: { source: 'gateway' } }).totals.events).toBe(1);
+  });
   it('refuses more series than the limit', () => {
     const many = Array.from({ length: MAX_SERIES + 1 }, (_, i) => bucket(0, { keyId: `k${i}` }));
     expect(() => aggregate(many, { from: 0, to: 60_000, stepMs: 60_000, groupBy: ['key'], filters: {} })).toThrow(RangeError);

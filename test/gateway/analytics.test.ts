@@ -63,6 +63,28 @@ describe('GET /v1/analytics', () => {
     expect((await get('/v1/analytics', {})).status).toBe(401);
   });
 
+  it('splits traffic by source: all of it came through the gateway', async () => {
+    const r = await get('/v1/analytics?group_by=source', A);
+    expect(r.body.series.map((s: any) => [s.group.source, s.totals.events])).toEqual([['gateway', 39]]);
+    expect((await get('/v1/analytics?source=bulk', A)).body.totals.events).toBe(0);
+  });
+
+  it('shows an admin key the consumer lag of the pipeline\'s groups and the live workers with their models; other keys get 403', async () => {
+    const r = await get('/v1/analytics/pipeline', A);
+    expect(r.status).toBe(200);
+    const groups = Object.fromEntries(r.body.consumer_groups.map((g: any) => [g.group, g]));
+    for (const g of ['lmstream.workers.language-id', 'lmstream.billing', 'lmstream.analytics']) {
+      expect(groups[g], g).toBeDefined();
+      expect(groups[g].lag).toBeGreaterThanOrEqual(0);
+    }
+    const lid = r.body.workers.filter((w: any) => w.capability === 'language-id');
+    expect(lid).toHaveLength(1);
+    expect(lid[0].models.find((m: any) => m.name === 'lid-neural-608')).toMatchObject({ installed: true, loaded: true });
+    expect(lid[0].last_heartbeat_ms).toBeGreaterThanOrEqual(0);
+    expect((await get('/v1/analytics/pipeline')).status).toBe(403);
+    expect((await get('/v1/analytics/pipeline', {})).status).toBe(401);
+  });
+
   it('refuses a malformed query with 400', async () => {
     for (const q of ['step=2m', 'group_by=text', 'from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z', 'from=0&to=99999999999999', 'from=0&to=86400000&step=1m&x=1', 'status=abc']) {
       const r = await get(`/v1/analytics?${q}`);

@@ -5,12 +5,18 @@
  *
  * Query: `from`, `to` (ISO date-times or ms since the epoch; default the last hour),
  * `step` (1m, 5m, 15m, 1h, 6h, 1d; default the smallest that keeps 120 points),
- * `group_by` (comma-separated: capability, model, key, status, code, label), and filters
- * of the same names. Limits: a range of at most 400 days, at most 1,440 steps, at most
+ * `group_by` (comma-separated: capability, model, key, status, code, label, source), and
+ * filters of the same names (`source`: `gateway`, or `bulk` for bulk ingestion, whose key
+ * is `bulk:<job>`). Limits: a range of at most 400 days, at most 1,440 steps, at most
  * 500 series (400 beyond).
+ *
+ * GET /v1/analytics/pipeline (admin keys only): the consumer lag of the pipeline's consumer
+ * groups (services/lib/consumer-lag.ts) and the live workers with their models, from
+ * their heartbeats.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { aggregate, defaultStep, DIMENSIONS, MAX_POINTS, MAX_RANGE_MS, STEPS, type Dimension } from '../../analytics/query.ts';
+import { consumerLags } from '../../lib/consumer-lag.ts';
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { AUTHED, ERRORS, SECURITY } from './common.ts';
@@ -36,7 +42,7 @@ export const analyticsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) 
         properties: {
           from: TIME, to: TIME, step: { type: 'string', enum: Object.keys(STEPS) },
           group_by: { type: 'string', pattern: `^(${DIMENSIONS.join('|')})(,(${DIMENSIONS.join('|')}))*$`, maxLength: 100 },
-          capability: FILTER, model: FILTER, key: FILTER, status: { type: 'string', pattern: '^\\d{3}$' }, code: FILTER, label: FILTER,
+          capability: FILTER, model: FILTER, key: FILTER, status: { type: 'string', pattern: '^\\d{3}$' }, code: FILTER, label: FILTER, source: { type: 'string', enum: ['gateway', 'bulk'] },
         },
       },
       response: ERRORS,
@@ -64,6 +70,24 @@ export const analyticsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) 
       scope: admin ? (q.key ?? 'all keys') : req.apiKey!.id,
       from: new Date(from).toISOString(), to: new Date(to).toISOString(), step_ms: stepMs, group_by: groupBy, filters,
       totals: result.totals, series: result.series,
+    };
+  });
+
+  app.get('/v1/analytics/pipeline', {
+    ...AUTHED,
+    schema: {
+      tags: ['account'], summary: 'Consumer lag of the pipeline\'s consumer groups and the live workers with their models (admin keys)', security: SECURITY,
+      response: ERRORS,
+    },
+  }, async (req) => {
+    if (req.apiKey!.admin !== true) throw new ServiceError('FORBIDDEN', 'the pipeline view needs an admin key');
+    const lags = await consumerLags();
+    return {
+      consumer_groups: lags.map((l) => ({ group: l.group, topic: l.topic, lag: l.lag })).sort((a, b) => a.group.localeCompare(b.group)),
+      workers: deps.liveWorkers.list().map((w) => ({
+        instance_id: w.instanceId, capability: w.capability, last_heartbeat_ms: w.lastHeartbeatMs,
+        models: w.models.map((m) => ({ name: m.name, installed: m.installed, loaded: m.loaded, queue_depth: m.queueDepth })),
+      })),
     };
   });
 };
