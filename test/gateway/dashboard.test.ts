@@ -4,8 +4,10 @@
  * traffic (300 language-ID texts in 3 languages and 20 bad requests from one key, 5 texts
  * from a second), the key is typed in, and the page shows those counts, the three
  * languages with their shares and the error count, with no console error (a
- * Content-Security-Policy violation is one); the second key sees only its own traffic. A
- * screenshot goes to test-output/dashboard.png.
+ * Content-Security-Policy violation is one); the second key sees only its own traffic; an
+ * admin key also sees two bulk ingestion jobs' language mix (texts per label, confidence,
+ * no-language share), the consumer lag and the live workers. Screenshots go to
+ * test-output/dashboard.png (admin) and dashboard-phone.png.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,12 +15,14 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
 import { DASHBOARD_CSP } from '../../services/gateway/routes/dashboard.ts';
+import { topicsFor } from '../../services/events/topics.ts';
 import { KEY, KEY_B, post, startService, until } from '../helpers/service.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 if (!available && process.env.CI) throw new Error('CI needs Chromium for the dashboard test: apt-get install chromium');
 const OUT = join(import.meta.dirname, '..', '..', 'test-output');
+const ADMIN = 'admin-key-0123456789';
 
 describe.skipIf(!available)('GET /dashboard in Chromium', () => {
   let svc: Embedded;
@@ -26,13 +30,22 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
   let base: string;
 
   beforeAll(async () => {
-    svc = await startService({ RATE_LIMIT_MAX: 1_000_000, OUTCOME_EVENTS: 'true' }, { capabilities: ['language-id'] });
+    svc = await startService({ RATE_LIMIT_MAX: 1_000_000, OUTCOME_EVENTS: 'true', API_ADMIN_KEYS: ADMIN }, { capabilities: ['language-id'] });
     const texts = ['Habari za asubuhi, rafiki yangu mpendwa', 'Bonjour à tous et bonne journée', 'Guten Morgen, wie geht es dir heute?'];
     for (let i = 0; i < 300; i++) expect((await post(svc, '/v1/language-id', { text: texts[i % 3], model: 'lid-neural-608' })).status).toBe(200);
     for (let i = 0; i < 20; i++) expect((await post(svc, '/v1/language-id', { text: '' })).status).toBe(400);
     for (let i = 0; i < 5; i++) expect((await post(svc, '/v1/language-id', { text: texts[1], model: 'lid-neural-608' }, { authorization: `Bearer ${KEY_B}` })).status).toBe(200);
+    // two bulk ingestion jobs, as connectors/lid-source.ts writes them: web1 has 20 Swahili,
+    // 10 German and 10 texts in no language; news has 6 French
+    const topic = topicsFor('lmstream').requests('language-id');
+    const bulk = [...Array<string>(20).fill(texts[0]!), ...Array<string>(10).fill(texts[2]!), ...Array<string>(10).fill('1234 5678 9012')].map((text) => ['web1', text] as const)
+      .concat(Array.from({ length: 6 }, () => ['news', texts[1]!] as const));
+    await svc.transport.producer().send(topic, await Promise.all(bulk.map(async ([job, text], i) => ({
+      key: null, value: await svc.codec.encode('language-id/request', { text, model: 'lid-neural-608', mode: 'coverage', topK: 1, candidates: null }),
+      headers: { 'request-id': job, 'item-index': String(i), 'key-id': `bulk:${job}` },
+    }))));
     const total = async () => (await svc.analytics.store.buckets(0, Date.now() + 60_000)).reduce((n, b) => n + b.events, 0);
-    await until(async () => (await total()) === 325, 20_000, 'the 325 outcomes in analytics');
+    await until(async () => (await total()) === 371, 20_000, 'the 371 outcomes in analytics');
     await svc.gateway.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(svc.gateway.app.server.address() as { port: number }).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -67,6 +80,35 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
     // the refused requests count for the model they named (the default one): 320 requests, 300 items
     expect((await cells(page, 't-usage')).map((r) => r.slice(0, 5))).toEqual([['language-id', 'lid-neural-608', '320', '300', '300']]);
     expect(await page.$$('#chart-rate canvas')).toHaveLength(1);
+    // bulk ingestion and the pipeline are an admin's
+    expect(await page.isVisible('#bulk-none')).toBe(true);
+    expect(await page.isVisible('#pipeline-note')).toBe(true);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('shows an admin key each bulk ingestion\'s language mix, confidence and no-language share, the consumer lag and the live workers', async () => {
+    const { page, errors } = await open(ADMIN);
+    await page.waitForFunction(() => document.querySelectorAll('#t-bulk-labels tbody tr').length > 0 && document.querySelectorAll('#t-workers tbody tr').length > 0);
+    // the first job by name is shown first
+    expect(await page.textContent('#b-texts')).toBe('6');
+    // every key's traffic: 325 API requests and 46 bulk items
+    expect(await page.textContent('#c-events')).toBe('371');
+    expect(await page.$$eval('#bulk-select option', (o) => o.map((x) => x.textContent))).toEqual(['news', 'web1']);
+    await page.selectOption('#bulk-select', 'web1');
+    await page.waitForFunction(() => document.getElementById('b-texts')?.textContent === '40');
+    expect((await cells(page, 't-bulk-labels')).map((r) => r.slice(0, 3))).toEqual([['swh_Latn', '20', '50.0 %'], ['deu_Latn', '10', '25.0 %'], ['zxx_Zxxx', '10', '25.0 %']]);
+    expect(await page.textContent('#b-labels')).toBe('3');
+    expect(await page.textContent('#b-zxx')).toBe('25.0 %');
+    const confidence = await cells(page, 't-bulk-confidence');
+    expect(confidence).toHaveLength(10);
+    expect(confidence.reduce((n, r) => n + Number(r[1]), 0)).toBe(40);
+    // the API's language mix leaves bulk ingestion out
+    expect((await cells(page, 't-languages')).map((r) => [r[0], r[1]]).sort()).toEqual([['deu_Latn', '100'], ['fra_Latn', '105'], ['swh_Latn', '100']]);
+    const lag = Object.fromEntries((await cells(page, 't-lag')).map((r) => [r[0], r[2]]));
+    for (const g of ['lmstream.workers.language-id', 'lmstream.billing', 'lmstream.analytics']) expect(Number(lag[g]), g).toBeGreaterThanOrEqual(0);
+    const workers = await cells(page, 't-workers');
+    expect(workers.map((r) => r[0])).toEqual(['language-id']);
+    expect(workers[0]![2]).toContain('lid-neural-608');
     mkdirSync(OUT, { recursive: true });
     await page.screenshot({ path: join(OUT, 'dashboard.png'), fullPage: true });
     expect(errors).toEqual([]);
@@ -79,6 +121,7 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
     expect((await cells(page, 't-languages')).map((r) => r.slice(0, 3))).toEqual([['fra_Latn', '5', '100.0 %']]);
     // nothing wider than the screen
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(OUT, 'dashboard-phone.png'), fullPage: true });
     expect(errors).toEqual([]);
   }, 60_000);
 

@@ -10,6 +10,9 @@
   var timer = null;
   /** the range of the refresh under way: its four queries share it, so their steps line up */
   var range = {};
+  /** the bulk ingestion job shown (kept across refreshes) */
+  var job = null;
+  var ZXX = 'zxx_Zxxx';
 
   function fmt(n) { return n === null || n === undefined ? '–' : Number(n).toLocaleString('en-US'); }
   function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(1) + ' %' : '–'; }
@@ -22,9 +25,12 @@
     var body = $(id).querySelector('tbody');
     body.replaceChildren.apply(body, rows.map(row));
   }
+  function authorized(url) {
+    return fetch(url, { headers: { authorization: 'Bearer ' + sessionStorage.getItem('lmstream-key') } });
+  }
   function query(params) {
     var q = new URLSearchParams(Object.assign({}, range, params));
-    return fetch('/v1/analytics?' + q.toString(), { headers: { authorization: 'Bearer ' + sessionStorage.getItem('lmstream-key') } })
+    return authorized('/v1/analytics?' + q.toString())
       .then(function (r) { return r.json().then(function (body) { if (!r.ok) throw new Error(body.error || ('HTTP ' + r.status)); return body; }); });
   }
   function plot(id, title, series, data) {
@@ -56,22 +62,97 @@
     fill('t-usage', byModel.series.map(function (s) {
       return [s.group.capability, s.group.model || '(refused)', fmt(s.totals.events), fmt(s.totals.items), fmt(s.totals.billable), fmt(s.totals.p95_ms)];
     }));
-    var labelled = byLabel.series.filter(function (s) { return s.group.label; });
-    var texts = labelled.reduce(function (n, s) { return n + s.totals.items; }, 0);
-    fill('t-languages', labelled.map(function (s) {
-      var c = s.totals.confidence;
-      return [s.group.label, fmt(s.totals.items), pct(s.totals.items, texts), pct(c[9], s.totals.items)];
+    fill('t-languages', labelRows(byLabel.series.filter(function (s) { return s.group.label; })));
+  }
+
+  /** texts per label with their share and the share at confidence >= 0.9 */
+  function labelRows(series) {
+    var texts = series.reduce(function (n, s) { return n + s.totals.items; }, 0);
+    return series.map(function (s) { return [s.group.label, fmt(s.totals.items), pct(s.totals.items, texts), pct(s.totals.confidence[9], s.totals.items)]; });
+  }
+
+  // a corpus builder's view of each bulk ingestion (keys bulk:<job>): texts per label, the
+  // confidence distribution and the share of texts in no language
+  function renderBulk(byKeyLabel) {
+    var jobs = {};
+    byKeyLabel.series.forEach(function (s) {
+      if (!s.group.label || String(s.group.key).indexOf('bulk:') !== 0) return;
+      var name = String(s.group.key).slice(5);
+      (jobs[name] = jobs[name] || []).push(s);
+    });
+    var names = Object.keys(jobs).sort();
+    $('bulk-none').hidden = names.length > 0;
+    $('bulk-job').hidden = names.length === 0;
+    if (names.length === 0) return;
+    if (names.indexOf(job) < 0) job = names[0];
+    var select = $('bulk-select');
+    if (Array.prototype.map.call(select.options, function (o) { return o.value; }).join('\n') !== names.join('\n')) {
+      select.replaceChildren.apply(select, names.map(function (n) { var o = document.createElement('option'); o.value = n; o.textContent = n; return o; }));
+    }
+    select.value = job;
+    var series = jobs[job].sort(function (a, b) { return b.totals.items - a.totals.items; });
+    var texts = 0, confidence = new Array(10).fill(0), zxx = 0;
+    series.forEach(function (s) {
+      texts += s.totals.items;
+      s.totals.confidence.forEach(function (n, i) { confidence[i] += n; });
+      if (s.group.label === ZXX) zxx += s.totals.items;
+    });
+    $('b-texts').textContent = fmt(texts);
+    $('b-labels').textContent = fmt(series.length);
+    $('b-zxx').textContent = pct(zxx, texts);
+    $('b-confident').textContent = pct(confidence[9], texts);
+    fill('t-bulk-labels', labelRows(series));
+    var most = Math.max.apply(null, confidence.concat([1]));
+    var body = $('t-bulk-confidence').querySelector('tbody');
+    body.replaceChildren.apply(body, confidence.map(function (n, i) {
+      var tr = row([(i / 10).toFixed(1) + '–' + ((i + 1) / 10).toFixed(1), fmt(n), pct(n, texts)]);
+      var td = document.createElement('td'), bar = document.createElement('span');
+      bar.className = 'bar';
+      bar.style.width = (100 * n / most).toFixed(1) + '%';
+      td.appendChild(bar);
+      tr.appendChild(td);
+      return tr;
+    }).reverse());
+  }
+
+  function renderPipeline(p) {
+    $('pipeline-note').hidden = p !== null;
+    $('pipeline-body').hidden = p === null;
+    if (p === null) return;
+    fill('t-lag', p.consumer_groups.map(function (g) { return [g.group, g.topic, fmt(g.lag)]; }));
+    fill('t-workers', p.workers.map(function (w) {
+      var loaded = w.models.filter(function (m) { return m.loaded; });
+      return [w.capability, w.instance_id.slice(0, 8), loaded.map(function (m) { return m.name; }).join(', ') || '(none)',
+        fmt(loaded.reduce(function (n, m) { return n + m.queue_depth; }, 0)), (w.last_heartbeat_ms / 1000).toFixed(1) + ' s ago'];
     }));
+  }
+
+  /** the pipeline view; null for a key that is not an admin key (its analytics' scope is the key, not every key) */
+  function pipeline(scope) {
+    if (scope !== 'all keys') return Promise.resolve(null);
+    return authorized('/v1/analytics/pipeline').then(function (r) {
+      return r.json().then(function (body) { if (!r.ok) throw new Error(body.error || ('HTTP ' + r.status)); return body; });
+    });
   }
 
   function refresh() {
     var to = Date.now();
     range = { from: String(to - Number($('range').value)), to: String(to) };
-    Promise.all([query({}), query({ group_by: 'status,code' }), query({ group_by: 'capability,model' }), query({ group_by: 'label', capability: 'language-id', status: '200' })])
-      .then(function (r) { $('status').textContent = 'updated ' + new Date().toLocaleTimeString() + ' · ' + r[0].scope; $('main').hidden = false; render(r[0], r[1], r[2], r[3]); })
+    Promise.all([query({}), query({ group_by: 'status,code' }), query({ group_by: 'capability,model' }),
+      query({ group_by: 'label', capability: 'language-id', status: '200', source: 'gateway' }),
+      query({ group_by: 'key,label', capability: 'language-id', status: '200', source: 'bulk' })])
+      .then(function (r) { return pipeline(r[0].scope).then(function (p) { return r.concat([p]); }); })
+      .then(function (r) {
+        $('status').textContent = 'updated ' + new Date().toLocaleTimeString() + ' · ' + r[0].scope;
+        $('main').hidden = false;
+        render(r[0], r[1], r[2], r[3]);
+        renderBulk(r[4]);
+        renderPipeline(r[5]);
+      })
       .catch(function (err) { $('status').textContent = err.message; });
   }
 
+  $('bulk-select').addEventListener('change', function () { job = $('bulk-select').value; refresh(); });
   $('key-form').addEventListener('submit', function (e) {
     e.preventDefault();
     if ($('key').value) sessionStorage.setItem('lmstream-key', $('key').value);
