@@ -202,9 +202,15 @@ export class AnalyticsStore {
     return r;
   }
 
-  /** Adds a bucket into its stored row (read, merge, write), or stores it. */
+  /**
+   * Adds a bucket into its stored row (read, merge, write), or stores it. On PostgreSQL the
+   * row is read FOR UPDATE: analytics consumers of other partitions add to the same buckets,
+   * and two read-merge-writes at once would lose one's events. (Two first inserts at once:
+   * one fails on the primary key, its transaction rolls back and the batch is delivered again.)
+   */
   private async upsert(tx: SqlTx, table: 'analytics_minutes' | 'analytics_hours', b: Bucket): Promise<void> {
-    const [row] = await tx.all<Row>(`SELECT ${COLUMNS} FROM ${table} WHERE bucket = ? AND capability = ? AND model = ? AND key_id = ? AND status = ? AND code = ? AND label = ?`,
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    const [row] = await tx.all<Row>(`SELECT ${COLUMNS} FROM ${table} WHERE bucket = ? AND capability = ? AND model = ? AND key_id = ? AND status = ? AND code = ? AND label = ?${lock}`,
       [b.start, b.capability, b.model, b.keyId, b.status, b.code, b.label]);
     if (!row) {
       await tx.run(`INSERT INTO ${table} (${COLUMNS}) VALUES (${new Array(16).fill('?').join(',')})`, toParams(b));

@@ -103,6 +103,24 @@ describe.each(stores)('AnalyticsStore on %s', (_name, target) => {
     await s.close();
   });
 
+  it('loses no events when two consumers (other partitions, other processes) add to the same bucket at once (regression: read-merge-write without a row lock on PostgreSQL)', async () => {
+    const where = target();
+    const [a, b] = [await AnalyticsStore.open(where), await AnalyticsStore.open(where)];
+    const k = `concurrent-${seq}`;
+    // a failed write is delivered again, as the consumer's redelivery would
+    const write = async (s: AnalyticsStore, partition: number, offset: number) => {
+      const events = [ev(k, NOW), ev(k, NOW), ev(k, NOW)];
+      for (let attempt = 0; ; attempt++) {
+        try { return await s.recordBatch(`t-${k}`, partition, [{ offset, events }]); } catch (err) { if (attempt > 50) throw err; }
+      }
+    };
+    await Promise.all([0, 1].map(async (p) => { for (let o = 0; o < 15; o++) await Promise.all([write(a, p, o), write(b, p + 2, o)]); }));
+    const [bucket] = await a.buckets(NOW - 60_000, NOW + 60_000, k);
+    expect(bucket!.events).toBe(4 * 15 * 3);
+    expect(bucket!.latency.count).toBe(4 * 15 * 3);
+    await a.close(); await b.close();
+  }, 60_000);
+
   it('rolls old minutes up into hours with the same totals, and deletes hours past their retention', async () => {
     const s = await AnalyticsStore.open(target());
     const k = `retention-${seq}`;
