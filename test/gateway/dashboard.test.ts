@@ -38,8 +38,8 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
     // two bulk ingestion jobs, as connectors/lid-source.ts writes them: web1 has 20 Swahili,
     // 10 German and 10 texts in no language; news has 6 French
     const topic = topicsFor('lmstream').requests('language-id');
-    const bulk = [...Array<string>(20).fill(texts[0]!), ...Array<string>(10).fill(texts[2]!), ...Array<string>(10).fill('1234 5678 9012')].map((text) => ['web1', text] as const)
-      .concat(Array.from({ length: 6 }, () => ['news', texts[1]!] as const));
+    const bulk = [...Array<string>(20).fill(texts[0]!), ...Array<string>(10).fill(texts[2]!), ...Array<string>(10).fill('1234 5678 9012')].map((text): readonly [string, string] => ['web1', text])
+      .concat(Array.from({ length: 6 }, (): readonly [string, string] => ['news', texts[1]!]));
     await svc.transport.producer().send(topic, await Promise.all(bulk.map(async ([job, text], i) => ({
       key: null, value: await svc.codec.encode('language-id/request', { text, model: 'lid-neural-608', mode: 'coverage', topK: 1, candidates: null }),
       headers: { 'request-id': job, 'item-index': String(i), 'key-id': `bulk:${job}` },
