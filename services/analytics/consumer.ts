@@ -9,6 +9,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { EventCodec } from '../events/codec.ts';
 import type { OutcomeEvent } from '../events/contract.ts';
+import { outcomeEventsOf } from '../events/outcomes.ts';
 import { topicsFor } from '../events/topics.ts';
 import type { Consumer, Transport } from '../transport/types.ts';
 import { RETENTION, type AnalyticsStore } from './store.ts';
@@ -43,7 +44,7 @@ export class AnalyticsConsumer {
       for (const m of batch.messages) {
         // the event loop runs between messages (each up to 500 events to decode)
         if (messages.length > 0) await setImmediate();
-        try { messages.push({ offset: m.offset, events: (await this.codec.decode('common/outcome', m.value)).events }); } catch (err) {
+        try { messages.push({ offset: m.offset, events: outcomeEventsOf(await this.codec.decode('common/outcome', m.value)) }); } catch (err) {
           this.log.error({ err, partition: m.partition, offset: m.offset }, 'undecodable outcome message skipped');
           messages.push({ offset: m.offset, events: [] });
         }

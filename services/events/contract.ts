@@ -178,13 +178,39 @@ export interface OutcomeEvent {
   timestampMs: number;
 }
 
-/** What happened to requests and items, for analytics (issue 16): one outcome event per batch item, one per request that carries no items (a single-item request is one item; a request refused before dispatch is one event with items 0). Written by the gateway when it answers and by workers for bulk items; one message per API key, like usage. Never holds a text. */
+/** What happened to requests and items, for analytics (issue 16): one outcome event per batch item, one per request that carries no items (a single-item request is one item; a request refused before dispatch is one event with items 0). Written by the gateway when it answers and by workers for bulk items; one message per API key, like usage. Never holds a text. Writers put the events in `requests`, each request's shared fields once; `events` (one record per event) is how the first version wrote them, and is still read. */
 export interface OutcomeEvents {
-  events: OutcomeEvent[];
+  events?: OutcomeEvent[];
+  requests?: OutcomeRequest[];
+}
+
+/** Avro record lmstream.outcome.OutcomeItem. */
+export interface OutcomeItem {
+  itemIndex: number;
+  status: number;
+  code?: null | string;
+  items: number;
+  billable: number;
+  queueMs?: null | number;
+  inferenceMs?: null | number;
+  totalMs: number;
+  label?: null | string;
+  confidenceBucket?: null | number;
 }
 
 /** Avro enum lmstream.outcome.OutcomeSource. */
 export type OutcomeOutcomeSource = 'gateway' | 'bulk';
+
+/** The events of one request (or of one bulk job's items in a micro-batch) that share these fields: a batch of 64 writes its request id, key, capability and model once instead of 64 times. Each item is the OutcomeEvent of the same fields. */
+export interface OutcomeRequest {
+  requestId: string;
+  keyId: string;
+  source: OutcomeOutcomeSource;
+  capability: string;
+  model?: null | string;
+  timestampMs: number;
+  items: OutcomeItem[];
+}
 
 /** Avro record lmstream.questions.QuestionsOutput. */
 export interface QuestionsOutput {

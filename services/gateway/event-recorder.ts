@@ -12,6 +12,7 @@ import { setImmediate } from 'node:timers/promises';
 import type client from 'prom-client';
 import type { Logger } from 'pino';
 import type { EventCodec, SchemaValues } from '../events/codec.ts';
+import type { OutcomeEvent, UsageEvent } from '../events/contract.ts';
 import type { OutgoingMessage, Producer } from '../transport/types.ts';
 
 /** Events held while the usage topic cannot be written, at most; older ones beyond are dropped and counted. */
@@ -25,8 +26,10 @@ export const MAX_BATCH_EVENTS = 5000;
 
 /** The event streams a gateway writes in batches. */
 export type RecordedSchema = 'common/usage' | 'common/outcome';
+/** The events of those streams. */
+export interface RecordedEvents { 'common/usage': UsageEvent; 'common/outcome': OutcomeEvent; }
 /** An event of such a stream. */
-export type RecordedEvent<S extends RecordedSchema> = SchemaValues[S]['events'][number];
+export type RecordedEvent<S extends RecordedSchema> = RecordedEvents[S];
 
 /** See the module comment. */
 export class EventRecorder<S extends RecordedSchema> {
@@ -40,10 +43,11 @@ export class EventRecorder<S extends RecordedSchema> {
    * @param written counter of events by outcome of their write (written, dropped)
    * @param what the events, for log lines (e.g. "usage of delivered answers")
    * @param lingerMs longest wait before buffered events are written, ms
+   * @param messageOf the message value of a list of events of one key
    */
   constructor(private readonly producer: Producer, private readonly codec: EventCodec, private readonly topic: string,
     private readonly schema: S, private readonly written: client.Counter<'outcome'>, private readonly what: string, private readonly log: Logger,
-    private readonly lingerMs = LINGER_MS) {}
+    private readonly lingerMs: number, private readonly messageOf: (events: Array<RecordedEvent<S>>) => SchemaValues[S]) {}
 
   /** Events not yet written. */
   get pending(): number { return this.buffer.length; }
@@ -90,7 +94,7 @@ export class EventRecorder<S extends RecordedSchema> {
           // second's outcome events do not hold up the requests being answered
           for (let i = 0; i < list.length; i += MAX_MESSAGE_EVENTS) {
             if (messages.length > 0) await setImmediate();
-            messages.push({ key: null, value: await this.codec.encode(this.schema, { events: list.slice(i, i + MAX_MESSAGE_EVENTS) } as SchemaValues[S]) });
+            messages.push({ key: null, value: await this.codec.encode(this.schema, this.messageOf(list.slice(i, i + MAX_MESSAGE_EVENTS))) });
           }
         }
         await this.producer.send(this.topic, messages);

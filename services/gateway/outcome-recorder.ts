@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { EventCodec } from '../events/codec.ts';
 import { outcomeEvents } from '../lib/metrics.ts';
 import type { Producer } from '../transport/types.ts';
+import { outcomeMessage } from '../events/outcomes.ts';
 import { EventRecorder } from './event-recorder.ts';
 
 /**
@@ -22,6 +23,6 @@ export const OUTCOME_LINGER_MS = 1000;
 /** See the module comment. */
 export class OutcomeRecorder extends EventRecorder<'common/outcome'> {
   constructor(producer: Producer, codec: EventCodec, topic: string, log: Logger, lingerMs = OUTCOME_LINGER_MS) {
-    super(producer, codec, topic, 'common/outcome', outcomeEvents, 'outcome events', log, lingerMs);
+    super(producer, codec, topic, 'common/outcome', outcomeEvents, 'outcome events', log, lingerMs, outcomeMessage);
   }
 }

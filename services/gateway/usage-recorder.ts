@@ -10,13 +10,13 @@ import type { Logger } from 'pino';
 import type { EventCodec } from '../events/codec.ts';
 import { deliveredUsage } from '../lib/metrics.ts';
 import type { Producer } from '../transport/types.ts';
-import { EventRecorder } from './event-recorder.ts';
+import { EventRecorder, LINGER_MS } from './event-recorder.ts';
 
 export { LINGER_MS, MAX_BATCH_EVENTS, MAX_BUFFERED_EVENTS } from './event-recorder.ts';
 
 /** See the module comment. `pending` is part of the billing lag that `GET /v1/usage` reports. */
 export class UsageRecorder extends EventRecorder<'common/usage'> {
   constructor(producer: Producer, codec: EventCodec, topic: string, log: Logger) {
-    super(producer, codec, topic, 'common/usage', deliveredUsage, 'usage of delivered answers', log);
+    super(producer, codec, topic, 'common/usage', deliveredUsage, 'usage of delivered answers', log, LINGER_MS, (events) => ({ events }));
   }
 }

@@ -7,7 +7,7 @@
 import { resultSchemaOf, usageFieldsOf, usageQuantity, type Capability } from '../capabilities/index.ts';
 import type { EventCodec, RequestSchema, ResultSchema } from '../events/codec.ts';
 import type { ItemResult, OutcomeEvent, SchemaValues, UsageEvent } from '../events/contract.ts';
-import { languageFields, statusOf } from '../events/outcomes.ts';
+import { languageFields, outcomeMessage, statusOf } from '../events/outcomes.ts';
 import { failed } from '../events/results.ts';
 import { H } from '../events/topics.ts';
 import type { ErrorCode } from '../lib/errors.ts';
@@ -127,7 +127,7 @@ export class ResultPublisher {
       entries.push({ topic: this.usageTopic, m: { key: keyId, value: await this.codec.encode('common/usage', { events }) } });
     }
     for (const events of outcomes.values()) {
-      entries.push({ topic: this.outcomesTopic!, m: { key: null, value: await this.codec.encode('common/outcome', { events }) } });
+      entries.push({ topic: this.outcomesTopic!, m: { key: null, value: await this.codec.encode('common/outcome', outcomeMessage(events)) } });
     }
     if (entries.length > 0) await this.producer.sendBatch(groupByTopic(entries));
   }

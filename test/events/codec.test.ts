@@ -1,6 +1,8 @@
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import { AvroCodec, loadSchemaFiles } from '../../services/events/codec.ts';
+import type { OutcomeEvent } from '../../services/events/contract.ts';
+import { outcomeEventsOf, outcomeMessage } from '../../services/events/outcomes.ts';
 import { subjectFor } from '../../services/events/registry-codec.ts';
 import { codeOf } from '../../services/lib/errors.ts';
 import { CAPABILITIES } from '../../services/capabilities/index.ts';
@@ -40,13 +42,37 @@ describe('AvroCodec', () => {
   it('reads outcome events written with their first schema, which also carried an eventId field (BACKWARD compatible: dropped to cut a third of the bytes)', async () => {
     const current = codec.type('common/outcome');
     const schema = JSON.parse(JSON.stringify(current.schema())) as { fields: Array<{ type: { items: { fields: Array<{ name: string; type: unknown }> } } }> };
+    // the first schema: events only, each with its eventId
+    schema.fields = schema.fields.slice(0, 1);
     schema.fields[0]!.type.items.fields.unshift({ name: 'eventId', type: 'string' });
     const old = avro.Type.forSchema(schema as avro.Schema);
     const event = { requestId: 'r1', itemIndex: 3, keyId: 'k', source: 'gateway', capability: 'language-id', model: 'lid-neural-608', status: 200, code: null,
       items: 1, billable: 1, queueMs: 1, inferenceMs: 2, totalMs: 5, label: 'swh_Latn', confidenceBucket: 9, timestampMs: 1_700_000_000_000 };
     const read = current.createResolver(old);
-    expect(current.fromBuffer(old.toBuffer({ events: [{ eventId: 'r1:3', ...event }] }), read)).toEqual({ events: [event] });
-    expect(current.toBuffer({ events: [event] }).length).toBeLessThan(old.toBuffer({ events: [{ eventId: 'r1:3', ...event }] }).length);
+    expect(current.fromBuffer(old.toBuffer({ events: [{ eventId: 'r1:3', ...event }] }), read)).toEqual({ events: [event], requests: [] });
+    expect(current.toBuffer({ events: [event], requests: [] }).length).toBeLessThan(old.toBuffer({ events: [{ eventId: 'r1:3', ...event }] }).length);
+  });
+});
+
+describe('outcome messages', () => {
+  const codec = new AvroCodec();
+  const event = (requestId: string, itemIndex: number, o: Partial<OutcomeEvent> = {}): OutcomeEvent => ({
+    requestId, itemIndex, keyId: 'k', source: 'gateway', capability: 'language-id', model: 'lid-neural-608', status: 200, code: null,
+    items: 1, billable: 1, queueMs: 1, inferenceMs: 2, totalMs: 5, label: 'swh_Latn', confidenceBucket: 9, timestampMs: 1_700_000_000_000, ...o,
+  });
+  it('writes a request\'s events as one record with its items, reads them back as the same events, and is smaller', async () => {
+    const events = [...Array.from({ length: 64 }, (_, i) => event('r1', i, { label: i % 2 ? 'deu_Latn' : 'swh_Latn' })),
+      event('r2', 0, { status: 400, code: 'INVALID_REQUEST', items: 0, billable: 0, model: null, label: null, confidenceBucket: null, queueMs: null, inferenceMs: null }),
+      event('bulk', 7, { keyId: 'bulk:web1', source: 'bulk' })];
+    const message = outcomeMessage(events);
+    expect(message.requests!.map((r) => [r.requestId, r.items.length])).toEqual([['r1', 64], ['r2', 1], ['bulk', 1]]);
+    const buf = await codec.encode('common/outcome', message);
+    expect(outcomeEventsOf(await codec.decode('common/outcome', buf))).toEqual(events);
+    expect(buf.length).toBeLessThan((await codec.encode('common/outcome', { events, requests: [] })).length / 2);
+  });
+  it('still reads messages of events one by one (the first form)', async () => {
+    const events = [event('r1', 0), event('r1', 1)];
+    expect(outcomeEventsOf(await codec.decode('common/outcome', await codec.encode('common/outcome', { events, requests: [] })))).toEqual(events);
   });
 });
 

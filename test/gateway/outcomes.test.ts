@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../services/events/contract.ts';
 import { topicsFor } from '../../services/events/topics.ts';
 import type { Embedded } from '../../services/embedded.ts';
+import { outcomeEventsOf } from '../../services/events/outcomes.ts';
 import { AUTH, post, startService, until } from '../helpers/service.ts';
 
 let svc: Embedded;
@@ -16,7 +17,7 @@ const seen: OutcomeEvent[] = [];
 beforeAll(async () => {
   svc = await startService({ RATE_LIMIT_MAX: 1_000_000, OUTCOME_EVENTS: 'true' }, { capabilities: ['language-id'] });
   const consumer = svc.transport.consumer({ groupId: 'test.outcomes', topics: [topicsFor('lmstream').outcomes], fromBeginning: true });
-  await consumer.run(async (batch) => { for (const m of batch.messages) seen.push(...(await svc.codec.decode('common/outcome', m.value)).events); });
+  await consumer.run(async (batch) => { for (const m of batch.messages) seen.push(...outcomeEventsOf(await svc.codec.decode('common/outcome', m.value))); });
 }, 60_000);
 afterAll(async () => { await svc?.close(); });
 
