@@ -95,6 +95,20 @@ function fromRow(r: Row): Bucket {
 const toParams = (b: Bucket) => [b.start, b.capability, b.model, b.keyId, b.status, b.code, b.label, b.events, b.items, b.billable,
   b.queueMs, b.queueN, b.inferenceMs, b.inferenceN, JSON.stringify(b.confidence), Buffer.from(b.latency.toProto())];
 
+/** A set of event ids (request id, item index), kept by request: the events of one request share its id string, so a lookup hashes it once. */
+class EventIds {
+  private readonly byRequest = new Map<string, Set<number>>();
+  has(requestId: string, itemIndex: number): boolean { return this.byRequest.get(requestId)?.has(itemIndex) === true; }
+  add(requestId: string, itemIndex: number): void {
+    const items = this.byRequest.get(requestId);
+    if (items) items.add(itemIndex); else this.byRequest.set(requestId, new Set([itemIndex]));
+  }
+  delete(requestId: string, itemIndex: number): void {
+    const items = this.byRequest.get(requestId);
+    if (items?.delete(itemIndex) && items.size === 0) this.byRequest.delete(requestId);
+  }
+}
+
 /** See the module comment. */
 export class AnalyticsStore {
   private constructor(private readonly db: SqlDb) {}
@@ -119,16 +133,18 @@ export class AnalyticsStore {
   }
 
   /** Event ids counted lately (see the module comment), and the same ids in a ring, so the oldest is forgotten in O(1). */
-  private readonly recent = new Set<string>();
-  private readonly ring: string[] = new Array<string>(RECENT_IDS);
+  private readonly recent = new EventIds();
+  private readonly ringRequests: string[] = new Array<string>(RECENT_IDS);
+  private readonly ringItems = new Int32Array(RECENT_IDS);
   private ringAt = 0;
 
-  private remember(id: string): void {
-    const old = this.ring[this.ringAt];
-    if (old !== undefined) this.recent.delete(old);
-    this.ring[this.ringAt] = id;
+  private remember(requestId: string, itemIndex: number): void {
+    const old = this.ringRequests[this.ringAt];
+    if (old !== undefined) this.recent.delete(old, this.ringItems[this.ringAt]!);
+    this.ringRequests[this.ringAt] = requestId;
+    this.ringItems[this.ringAt] = itemIndex;
     this.ringAt = (this.ringAt + 1) % RECENT_IDS;
-    this.recent.add(id);
+    this.recent.add(requestId, itemIndex);
   }
 
   /**
@@ -173,32 +189,38 @@ export class AnalyticsStore {
    * @param finish more writes of the transaction; returns events skipped as replayed
    */
   private async recordFolded(source: Iterable<OutcomeEvent[]> | ((tx: SqlTx) => AsyncIterable<OutcomeEvent[]>), finish: (tx: SqlTx) => Promise<number>): Promise<{ inserted: number; duplicates: number }> {
-    const ids: string[] = [];
+    const ids: Array<[string, number]> = [];
     const r = await this.db.transaction(async (tx) => {
-      const groups = new Map<string, Bucket>();
-      const batchIds = new Set<string>();
+      // buckets by their request-level dimensions, then by status, code and label: the events
+      // of one request share the first (the same strings), so most events hash only a short key
+      const groups = new Map<string, Map<string, Bucket>>();
+      const batchIds = new EventIds();
       let duplicates = 0;
+      let last: OutcomeEvent | undefined, inner: Map<string, Bucket> | undefined;
       const groupsOf = typeof source === 'function' ? source(tx) : source;
       for await (const events of groupsOf) {
         for (const e of events) {
-          const eventId = `${e.requestId}:${e.itemIndex}`;
-          if (this.recent.has(eventId) || batchIds.has(eventId)) { duplicates++; continue; }
-          batchIds.add(eventId);
-          ids.push(eventId);
-          const start = bucketOf(e.timestampMs);
-          // the bucket's identity as one string, without building its key object for every event
-          const id = `${start}\u0000${e.capability}\u0000${e.model ?? ''}\u0000${e.keyId}\u0000${e.status}\u0000${e.code ?? ''}\u0000${e.capability === 'language-id' ? e.label ?? '' : ''}`;
-          let g = groups.get(id);
-          if (!g) groups.set(id, g = { start, ...keyOf(e), ...emptyValues() });
+          if (this.recent.has(e.requestId, e.itemIndex) || batchIds.has(e.requestId, e.itemIndex)) { duplicates++; continue; }
+          batchIds.add(e.requestId, e.itemIndex);
+          ids.push([e.requestId, e.itemIndex]);
+          if (!last || last.timestampMs !== e.timestampMs || last.capability !== e.capability || last.model !== e.model || last.keyId !== e.keyId) {
+            const outer = `${bucketOf(e.timestampMs)}\u0000${e.capability}\u0000${e.model ?? ''}\u0000${e.keyId}`;
+            inner = groups.get(outer);
+            if (!inner) groups.set(outer, inner = new Map());
+            last = e;
+          }
+          const id = `${e.status}\u0000${e.code ?? ''}\u0000${e.capability === 'language-id' ? e.label ?? '' : ''}`;
+          let g = inner!.get(id);
+          if (!g) inner!.set(id, g = { start: bucketOf(e.timestampMs), ...keyOf(e), ...emptyValues() });
           addEvent(g, e);
         }
         if (events.length > 0) await setImmediate();
       }
-      for (const b of groups.values()) await this.upsert(tx, 'analytics_minutes', b);
+      for (const inner of groups.values()) for (const b of inner.values()) await this.upsert(tx, 'analytics_minutes', b);
       const replayed = await finish(tx);
       return { inserted: ids.length, duplicates: duplicates + replayed };
     });
-    for (const id of ids) this.remember(id);
+    for (const [requestId, itemIndex] of ids) this.remember(requestId, itemIndex);
     return r;
   }
 
