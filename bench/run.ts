@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: requests/s and latency (autocannon) of /v1/language-id, single and
- * batch of 64, through the whole embedded pipeline, the same with outcome events and the
+ * batch of 64, through the whole embedded pipeline without outcome events, the same with them and the
  * analytics consumer (OUTCOME_EVENTS=true: their cost, issue 16), with the pipeline bypassed
  * (bench/direct-server.ts) so the pipeline's overhead shows as a ratio, and through
  * Kafka (librdkafka's mock cluster, services as separate processes); then bulk
@@ -114,7 +114,7 @@ const rows: Row[] = [];
 // Fastify alone: the three servers run side by side and their parts alternate, in a
 // different order each round
 const servers = [
-  ['pipeline', 'services/main.ts', 18181, {}],
+  ['pipeline', 'services/main.ts', 18181, { OUTCOME_EVENTS: 'false' }],
   ['pipeline with outcome events', 'services/main.ts', 18183, { OUTCOME_EVENTS: 'true' }],
   ['direct', 'bench/direct-server.ts', 18182, {}],
 ] as const;

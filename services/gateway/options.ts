@@ -59,7 +59,7 @@ export const GATEWAY_SETTINGS_SCHEMA: SettingsSchema = {
     bodyTimeoutMs: { type: 'integer', default: 30_000, minimum: 100 },
     trustProxy: { type: 'string', default: '' },
     logRequests: { type: 'boolean', default: true },
-    outcomeEvents: { type: 'boolean', default: false },
+    outcomeEvents: { type: 'boolean', default: true },
     rateLimitMax: { type: 'integer', default: 60_000, minimum: 1 },
     rateLimitWindowMs: { type: 'integer', default: 60_000, minimum: 1000 },
     rateLimitAnonMax: { type: 'integer', default: 600, minimum: 1 },

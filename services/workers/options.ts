@@ -50,7 +50,7 @@ export const WORKER_SETTINGS_SCHEMA: SettingsSchema = {
     heartbeatMs: { type: 'integer', default: 2000, minimum: 10 },
     maxInFlightBatches: { type: 'integer', default: 8, minimum: 1 },
     dlqMaxAttempts: { type: 'integer', default: 3, minimum: 1 },
-    outcomeEvents: { type: 'boolean', default: false },
+    outcomeEvents: { type: 'boolean', default: true },
   },
 };
 
