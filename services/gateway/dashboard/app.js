@@ -1,4 +1,5 @@
-// The operator dashboard (issue 16): reads GET /v1/analytics with the key typed in the page
+// The operator dashboard (issue 16): reads GET /v1/analytics (and, for an admin key, the bulk
+// ingestion jobs and GET /v1/analytics/pipeline) with the key typed in the page
 // (kept in sessionStorage, so in this tab only) and refreshes every 5 s. No build step: plain
 // script, uPlot served by the gateway; the page's Content-Security-Policy allows only scripts,
 // styles and fetches of its own origin.

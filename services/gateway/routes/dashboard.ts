@@ -2,7 +2,8 @@
  * GET /dashboard (issue 16): the operator dashboard, a static page served by the gateway
  * with no build step (services/gateway/dashboard/: index.html, app.js, app.css) and uPlot
  * (MIT) from its npm package. The page asks for an API key, keeps it in the tab's
- * sessionStorage and reads GET /v1/analytics. Every file is sent with a strict
+ * sessionStorage and reads GET /v1/analytics (and, for an admin key, GET
+ * /v1/analytics/pipeline). Every file is sent with a strict
  * Content-Security-Policy: scripts, styles and fetches of this origin only, no inline
  * code, no frames, no forms posting elsewhere. No key is needed to load the page.
  */
