@@ -1,7 +1,7 @@
 /**
  * Distributed mode against a real Kafka-protocol broker (librdkafka's mock cluster,
- * 3 brokers): registry, 2 gateways, 2 language-ID workers and billing as separate
- * processes, with the ledger and keys in PostgreSQL (SQLite where PostgreSQL is not
+ * 3 brokers): registry, 2 gateways, 2 language-ID workers, billing and analytics as
+ * separate processes, with the ledger, keys and analytics in PostgreSQL (SQLite where PostgreSQL is not
  * installed, outside CI).
  */
 import { spawn } from 'node:child_process';
@@ -22,6 +22,9 @@ const available = kafkaAvailable();
 if (!available && process.env.CI) throw new Error('CI needs the Kafka test broker: apt-get install python3-confluent-kafka');
 
 const KEY = 'dist-key';
+/** a key of its own for the analytics test, and an admin key */
+const KEY_2 = 'dist-key-analytics';
+const ADMIN = 'dist-admin-key';
 const TEXTS: Array<[string, string]> = [
   ['deu', 'Können Sie mir bitte sagen, wie ich am schnellsten zum Bahnhof komme?'],
   ['spa', 'Mañana vamos a visitar a mis abuelos, que viven cerca de la playa.'],
@@ -48,7 +51,7 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
     ledgerTarget = postgres?.url ?? join(dataDir, 'ledger.db');
     const regPort = await freePort();
     env = {
-      TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: prefix, DATA_DIR: dataDir, API_KEYS: KEY, LOG_LEVEL: 'debug',
+      TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: prefix, DATA_DIR: dataDir, API_KEYS: `${KEY},${KEY_2}`, API_ADMIN_KEYS: ADMIN, LOG_LEVEL: 'debug',
       KAFKA_FETCH_MAX_WAIT_MS: '20', KAFKA_SESSION_TIMEOUT_MS: '6000', WORKER_HEARTBEAT_MS: '500', HOST: '127.0.0.1',
       SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`, DATABASE_URL: postgres?.url ?? '',
     };
@@ -61,6 +64,7 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
       // holds its items 1.5 s before running them, so that it can be killed mid-batch
       startProcess('worker-slow', ['worker:language-id'], { ...env, BATCH_MAX_QUEUE_DELAY_MS: '1500' }),
       startProcess('billing', ['billing'], env),
+      startProcess('analytics', ['analytics'], env),
       startProcess('gateway-1', ['gateway'], { ...env, PORT: String(ports[0]) }),
       startProcess('gateway-2', ['gateway'], { ...env, PORT: String(ports[1]) }),
     ]);
@@ -90,6 +94,20 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
     expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
     expect(results.map((r) => r.body.language)).toEqual(calls.map((c) => c.want));
   }, 120_000);
+
+  it('counts every answer in analytics: the gateways\' outcome events reach the analytics consumer, and the pipeline view lists the consumer groups and both workers', async () => {
+    const send = (base: string, text: string) => fetch(`${base}/v1/language-id`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY_2}` }, body: JSON.stringify({ text, model: 'lid-lite-608' }) });
+    const sent = await Promise.all(Array.from({ length: 12 }, (_, i) => send(gw[i % 2]!, TEXTS[i % 4]![1])));
+    expect(sent.map((r) => r.status)).toEqual(Array(12).fill(200));
+    const get = async (url: string, key: string) => (await fetch(`${gw[0]}${url}`, { headers: { authorization: `Bearer ${key}` } })).json() as Promise<Record<string, any>>;
+    await until(async () => (await get('/v1/analytics', KEY_2)).totals?.events === 12, 30_000, 'the 12 outcome events in analytics');
+    const byLabel = await get('/v1/analytics?group_by=label', KEY_2);
+    expect(Object.fromEntries(byLabel.series.map((x: any) => [x.group.label, x.totals.items]))).toEqual({ deu_Latn: 3, spa_Latn: 3, eng_Latn: 3, fra_Latn: 3 });
+    const pipeline = await get('/v1/analytics/pipeline', ADMIN);
+    const groups = pipeline.consumer_groups.map((g: any) => g.group);
+    for (const g of [`${prefix}.workers.language-id`, `${prefix}.billing`, `${prefix}.analytics`]) expect(groups).toContain(g);
+    expect(pipeline.workers.filter((w: any) => w.capability === 'language-id').length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
 
   it('bills every answer of a burst as it is delivered, and GET /v1/usage says how far behind billing is (regression: the ledger lagged minutes)', async () => {
     const ledger = await Ledger.open(ledgerTarget);
