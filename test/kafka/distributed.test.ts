@@ -103,9 +103,15 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
     await until(async () => (await get('/v1/analytics', KEY_2)).totals?.events === 12, 30_000, 'the 12 outcome events in analytics');
     const byLabel = await get('/v1/analytics?group_by=label', KEY_2);
     expect(Object.fromEntries(byLabel.series.map((x: any) => [x.group.label, x.totals.items]))).toEqual({ deu_Latn: 3, spa_Latn: 3, eng_Latn: 3, fra_Latn: 3 });
-    const pipeline = await get('/v1/analytics/pipeline', ADMIN);
-    const groups = pipeline.consumer_groups.map((g: any) => g.group);
-    for (const g of [`${prefix}.workers.language-id`, `${prefix}.billing`, `${prefix}.analytics`]) expect(groups).toContain(g);
+    // a group whose lag the broker cannot give yet (its coordinator still loading, on a busy machine) is left out until it can
+    const wanted = [`${prefix}.workers.language-id`, `${prefix}.billing`, `${prefix}.analytics`];
+    let pipeline: Record<string, any> = {};
+    await until(async () => {
+      pipeline = await get('/v1/analytics/pipeline', ADMIN);
+      const groups = pipeline.consumer_groups.map((g: any) => g.group);
+      return wanted.every((g) => groups.includes(g));
+    }, 30_000, 'the lag of the workers, billing and analytics groups');
+    for (const g of pipeline.consumer_groups) expect(g.lag).toBeGreaterThanOrEqual(0);
     expect(pipeline.workers.filter((w: any) => w.capability === 'language-id').length).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
