@@ -153,7 +153,7 @@ export class AnalyticsStore {
    * @returns how many were counted and how many were skipped as repeats
    */
   async record(events: OutcomeEvent[]): Promise<{ inserted: number; duplicates: number }> {
-    return this.recordFolded([events], async () => 0);
+    return this.recordFolded(async function* () { yield events; }, async () => 0);
   }
 
   /**
@@ -188,7 +188,7 @@ export class AnalyticsStore {
    * write failed is counted when it is delivered again.
    * @param finish more writes of the transaction; returns events skipped as replayed
    */
-  private async recordFolded(source: Iterable<OutcomeEvent[]> | ((tx: SqlTx) => AsyncIterable<OutcomeEvent[]>), finish: (tx: SqlTx) => Promise<number>): Promise<{ inserted: number; duplicates: number }> {
+  private async recordFolded(source: (tx: SqlTx) => AsyncIterable<OutcomeEvent[]>, finish: (tx: SqlTx) => Promise<number>): Promise<{ inserted: number; duplicates: number }> {
     const ids: Array<[string, number]> = [];
     const r = await this.db.transaction(async (tx) => {
       // buckets by their request-level dimensions, then by status, code and label: the events
@@ -197,8 +197,7 @@ export class AnalyticsStore {
       const batchIds = new EventIds();
       let duplicates = 0;
       let last: OutcomeEvent | undefined, inner: Map<string, Bucket> | undefined;
-      const groupsOf = typeof source === 'function' ? source(tx) : source;
-      for await (const events of groupsOf) {
+      for await (const events of source(tx)) {
         for (const e of events) {
           if (this.recent.has(e.requestId, e.itemIndex) || batchIds.has(e.requestId, e.itemIndex)) { duplicates++; continue; }
           batchIds.add(e.requestId, e.itemIndex);

@@ -86,7 +86,7 @@ describe('GET /v1/analytics', () => {
   });
 
   it('refuses a malformed query with 400', async () => {
-    for (const q of ['step=2m', 'group_by=text', 'from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z', 'from=0&to=99999999999999', 'from=0&to=86400000&step=1m&x=1', 'status=abc']) {
+    for (const q of ['step=2m', 'group_by=text', 'from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z', 'from=0&to=99999999999999', 'from=0&to=86400000&step=1m&x=1', 'status=abc', 'source=other', 'group_by=source,text', `label=${'x'.repeat(257)}`]) {
       const r = await get(`/v1/analytics?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.code).toBe('INVALID_REQUEST');
