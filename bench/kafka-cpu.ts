@@ -11,7 +11,7 @@
  */
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpuSeconds } from './cpu.ts';
 import { kafkaAvailable } from '../test/helpers/kafka.ts';
 import { startKafkaEnv } from './kafka-env.ts';
 import { SENTENCES } from './sentences.ts';
@@ -24,12 +24,6 @@ const MODEL = process.env.BENCH_MODEL ?? 'lid-neural-608';
 if (!kafkaAvailable()) {
   console.error('needs python3-confluent-kafka for the mock cluster');
   process.exit(2);
-}
-
-/** CPU seconds (user + system) of a process so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
 const env = await startKafkaEnv(KEY);

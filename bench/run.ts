@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSync, writeFileSync, readdirSync } from 'node:fs';
 import { kafkaAvailable } from '../test/helpers/kafka.ts';
+import { CpuMeter, cpuSeconds } from './cpu.ts';
 import { startKafkaEnv } from './kafka-env.ts';
 import { SENTENCES } from './sentences.ts';
 
@@ -62,6 +63,9 @@ async function ready(base: string | number): Promise<void> {
 }
 
 interface Row { scenario: string; 'requests/s': number; 'texts/s': number; 'p50 ms': number; 'p99 ms': number; errors: number; }
+/** CPU a process used per request and per text over a row (its own CPU time, /proc), and cores busy. */
+interface CpuRow { scenario: string; process: string; 'CPU ms/request': number; 'CPU µs/text': number; cores: number; }
+const cpuRows: CpuRow[] = [];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -76,8 +80,10 @@ class Measured {
   private requests = 0; private seconds = 0; private errors = 0;
   private readonly p50: number[] = []; private readonly p99: number[] = [];
   private warm = false;
+  private readonly cpu: Record<string, number> = {};
+  /** @param pids processes whose CPU time is counted, by service name */
   constructor(readonly scenario: string, private readonly base: string | number, private readonly path: string, private readonly bodies: object[],
-    private readonly connections: number, private readonly textsPerRequest: number) {}
+    private readonly connections: number, private readonly textsPerRequest: number, private readonly pids: Record<string, number> = {}) {}
 
   private run(c: number, duration: number) {
     return autocannon({
@@ -91,20 +97,29 @@ class Measured {
   async part(seconds: number): Promise<void> {
     if (!this.warm && WARMUP_S > 0) await this.run(Math.min(8, this.connections), WARMUP_S);
     this.warm = true;
+    const meter = new CpuMeter(this.pids);
+    meter.begin();
     const r = await this.run(this.connections, seconds);
+    for (const [name, secs] of Object.entries(meter.end())) this.cpu[name] = (this.cpu[name] ?? 0) + secs;
     this.requests += r.requests.total; this.seconds += r.duration; this.errors += r.errors + r.non2xx;
     this.p50.push(r.latency.p50); this.p99.push(r.latency.p99);
   }
 
   row(): Row {
     const rps = this.requests / this.seconds;
+    for (const [process, secs] of Object.entries(this.cpu)) {
+      cpuRows.push({
+        scenario: this.scenario, process, 'CPU ms/request': +(secs * 1000 / this.requests).toFixed(3),
+        'CPU µs/text': Math.round(secs * 1e6 / (this.requests * this.textsPerRequest)), cores: +(secs / this.seconds).toFixed(2),
+      });
+    }
     return { scenario: this.scenario, 'requests/s': Math.round(rps), 'texts/s': Math.round(rps * this.textsPerRequest), 'p50 ms': median(this.p50), 'p99 ms': median(this.p99), errors: this.errors };
   }
 }
 
 /** Measures one row in one part (the Kafka rows). */
-async function load(scenario: string, base: string | number, path: string, bodies: object[], connections: number, textsPerRequest: number): Promise<Row> {
-  const m = new Measured(scenario, base, path, bodies, connections, textsPerRequest);
+async function load(scenario: string, base: string | number, path: string, bodies: object[], connections: number, textsPerRequest: number, pids: Record<string, number>): Promise<Row> {
+  const m = new Measured(scenario, base, path, bodies, connections, textsPerRequest, pids);
   await m.part(DURATION);
   return m.row();
 }
@@ -125,7 +140,8 @@ try {
     ['single', '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1],
     ['batch of 64', '/v1/language-id/batch', [{ texts: BATCH, model: MODEL }], BATCH_CONNECTIONS, 64],
   ] as const) {
-    const measured = servers.map(([name, , port]) => new Measured(`${name} ${kind}`, port, path, bodies as object[], connections, texts));
+    const measured = servers.map(([name, , port], i) => new Measured(`${name} ${kind}`, port, path, bodies as object[], connections, texts,
+      { [name === 'direct' ? 'direct server' : 'embedded (gateway + worker + billing)']: children[i]!.pid! }));
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < measured.length; i++) {
         await measured[(i + round) % measured.length]!.part(DURATION / ROUNDS);
@@ -143,8 +159,11 @@ if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
   const k = await startKafkaEnv(KEY);
   try {
     await ready(k.gateway);
-    rows.push(await load('kafka single', k.gateway, '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1));
-    rows.push(await load('kafka batch of 64', k.gateway, '/v1/language-id/batch', [{ texts: BATCH, model: MODEL }], BATCH_CONNECTIONS, 64));
+    const pids: Record<string, number> = Object.fromEntries(k.procs.map((p) => [p.name, p.child.pid!]));
+    const broker = k.kafka.pid?.();
+    if (broker) pids['mock cluster'] = broker;
+    rows.push(await load('kafka single', k.gateway, '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1, pids));
+    rows.push(await load('kafka batch of 64', k.gateway, '/v1/language-id/batch', [{ texts: BATCH, model: MODEL }], BATCH_CONNECTIONS, 64, pids));
     // bulk ingestion: file → language-ID topic → worker → corpus files
     const lines = Number(process.env.BENCH_BULK_LINES ?? 100_000);
     const dir = mkdtempSync(join(tmpdir(), 'bench-bulk-'));
@@ -153,18 +172,28 @@ if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
     const env = { ...process.env, ...k.env, LOG_LEVEL: 'warn' };
     const limitMs = Number(process.env.BENCH_BULK_TIMEOUT_S ?? 600) * 1000;
     // connector logs go to <dir>/<job>.<script>.log
+    // the connectors' CPU time is sampled every 100 ms while they run (their /proc entry goes when they exit)
+    const connectorCpu: Record<string, number> = {};
     const run = (script: string, args: string[]) => new Promise<number | null>((resolve) => {
-      const log = openSync(join(dir, `${script.split('/').pop()}.log`), 'w');
+      const name = script.split('/').pop()!.replace(/\.ts$/, '');
+      const log = openSync(join(dir, `${name}.log`), 'w');
       const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { env, stdio: ['ignore', 'ignore', log] });
       const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-      child.on('exit', (code) => { clearTimeout(timer); resolve(code); });
+      const sample = setInterval(() => { const c = cpuSeconds(child.pid!); if (!Number.isNaN(c)) connectorCpu[name] = c; }, 100);
+      child.on('exit', (code) => { clearTimeout(timer); clearInterval(sample); resolve(code); });
     });
+    const services = new CpuMeter(pids);
+    services.begin();
     const t0 = Date.now();
     const [src, sink] = await Promise.all([
       run('connectors/lid-source.ts', ['--file', file, '--job', 'bench', '--model', MODEL, '--rate', process.env.BENCH_BULK_RATE ?? '4000']),
       run('connectors/corpus-sink.ts', ['--job', 'bench', '--out', join(dir, 'out'), '--expect', String(lines)]),
     ]);
     const s = (Date.now() - t0) / 1000;
+    for (const [process, secs] of Object.entries({ ...services.end(), ...connectorCpu })) {
+      if (process === 'gateway') continue;
+      cpuRows.push({ scenario: 'bulk ingestion', process, 'CPU ms/request': NaN, 'CPU µs/text': Math.round(secs * 1e6 / lines), cores: +(secs / s).toFixed(2) });
+    }
     const labels = readdirSync(join(dir, 'out')).filter((f) => f.endsWith('.txt')).length;
     bulk = src === 0 && sink === 0
       ? `bulk ingestion (Kafka): ${lines} lines from file to ${labels} corpus files in ${s.toFixed(1)} s = ${Math.round(lines / s)} texts/s (end to end, one worker; source paced at ${process.env.BENCH_BULK_RATE ?? '4000'} lines/s, because the mock cluster keeps only 5 MB per partition)`
@@ -177,6 +206,8 @@ if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
 }
 console.log(`\n/v1/language-id, model ${MODEL}, ${DURATION} s per row, ${CONNECTIONS} connections (single), ${BATCH_CONNECTIONS} (batch), Node ${process.version}`);
 console.table(rows);
+console.log('CPU per request and per text, from each process\'s own CPU time over its row (all its threads; /proc/<pid>/stat):');
+console.table(cpuRows);
 const ratio = (a: string, b: string) => (rows.find((r) => r.scenario === a)!['requests/s'] / rows.find((r) => r.scenario === b)!['requests/s']).toFixed(2);
 console.log(`pipeline/direct throughput: single ${ratio('pipeline single', 'direct single')}, batch ${ratio('pipeline batch of 64', 'direct batch of 64')}`);
 console.log(`with/without outcome events: single ${ratio('pipeline with outcome events single', 'pipeline single')}, batch ${ratio('pipeline with outcome events batch of 64', 'pipeline batch of 64')}`);

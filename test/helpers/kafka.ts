@@ -7,7 +7,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** A running broker. */
-export interface TestKafka { brokers: string; stop(): Promise<void>; }
+export interface TestKafka {
+  brokers: string;
+  stop(): Promise<void>;
+  /** process id of the mock cluster (for its CPU time); undefined for a container */
+  pid?(): number | undefined;
+}
 
 const PYTHON = '/usr/bin/python3';
 
@@ -39,6 +44,7 @@ export async function startKafka(): Promise<TestKafka> {
   });
   return {
     brokers,
+    pid: () => py.pid,
     stop: async () => {
       py.stdin.end();
       await new Promise((r) => { py.once('exit', r); setTimeout(() => { py.kill('SIGKILL'); r(null); }, 3000); });
