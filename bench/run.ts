@@ -5,10 +5,15 @@
  * (bench/direct-server.ts) so the pipeline's overhead shows as a ratio, and through
  * Kafka (librdkafka's mock cluster, services as separate processes); then bulk
  * ingestion throughput (texts/s from a file to corpus files, connectors/) on
- * BENCH_BULK_LINES lines (default 100,000), the source paced at BENCH_BULK_RATE lines/s
- * (default 4,000: librdkafka's mock cluster keeps only 5 MB per partition and drops the
- * oldest record batches beyond that, consumed or not). The Kafka rows need Debian's
- * python3-confluent-kafka (skipped without it, or with BENCH_KAFKA=0).
+ * BENCH_BULK_LINES lines (default 100,000), BENCH_BULK_ITEMS lines to a request event
+ * (default 100), the source unpaced unless BENCH_BULK_RATE lines/s is set. librdkafka's
+ * mock cluster keeps only 5 MB per partition and drops the oldest record batches beyond
+ * that, consumed or not: a run where it dropped records nobody had read ends with the
+ * sink short of its lines, and is reported as failed rather than as a figure (a Kafka
+ * broker keeps what `retention.bytes` and `retention.ms` say, by default a week
+ * whatever the size, so there the source needs no pacing). Every line must be in the
+ * corpus files exactly once. The Kafka rows
+ * need Debian's python3-confluent-kafka (skipped without it, or with BENCH_KAFKA=0).
  *
  * Environment: BENCH_DURATION (s per row, default 10), BENCH_ROUNDS (parts each embedded
  * and direct row is measured in, alternating with the rows it is compared with; default
@@ -23,7 +28,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openSync, writeFileSync, readdirSync } from 'node:fs';
+import { openSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { kafkaAvailable } from '../test/helpers/kafka.ts';
 import { CpuMeter, cpuSeconds } from './cpu.ts';
 import { startKafkaEnv } from './kafka-env.ts';
@@ -186,7 +191,7 @@ if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
     services.begin();
     const t0 = Date.now();
     const [src, sink] = await Promise.all([
-      run('connectors/lid-source.ts', ['--file', file, '--job', 'bench', '--model', MODEL, '--rate', process.env.BENCH_BULK_RATE ?? '4000']),
+      run('connectors/lid-source.ts', ['--file', file, '--job', 'bench', '--model', MODEL, '--items', process.env.BENCH_BULK_ITEMS ?? '100', ...(process.env.BENCH_BULK_RATE ? ['--rate', process.env.BENCH_BULK_RATE] : [])]),
       run('connectors/corpus-sink.ts', ['--job', 'bench', '--out', join(dir, 'out'), '--expect', String(lines)]),
     ]);
     const s = (Date.now() - t0) / 1000;
@@ -194,9 +199,14 @@ if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
       if (process === 'gateway') continue;
       cpuRows.push({ scenario: 'bulk ingestion', process, 'CPU ms/request': NaN, 'CPU µs/text': Math.round(secs * 1e6 / lines), cores: +(secs / s).toFixed(2) });
     }
-    const labels = readdirSync(join(dir, 'out')).filter((f) => f.endsWith('.txt')).length;
-    bulk = src === 0 && sink === 0
-      ? `bulk ingestion (Kafka): ${lines} lines from file to ${labels} corpus files in ${s.toFixed(1)} s = ${Math.round(lines / s)} texts/s (end to end, one worker; source paced at ${process.env.BENCH_BULK_RATE ?? '4000'} lines/s, because the mock cluster keeps only 5 MB per partition)`
+    const files = readdirSync(join(dir, 'out')).filter((f) => f.endsWith('.txt'));
+    const labels = files.length;
+    // nothing lost or duplicated: every numbered line once
+    const written = files.flatMap((f) => readFileSync(join(dir, 'out', f), 'utf8').split('\n').filter((l) => l.length > 0));
+    const distinct = new Set(written).size;
+    if (written.length !== lines || distinct !== lines) console.error(`bulk ingestion: ${written.length} lines written, ${distinct} distinct, ${lines} sent`);
+    bulk = src === 0 && sink === 0 && written.length === lines && distinct === lines
+      ? `bulk ingestion (Kafka): ${lines} lines from file to ${labels} corpus files in ${s.toFixed(1)} s = ${Math.round(lines / s)} texts/s (end to end, one worker; ${process.env.BENCH_BULK_ITEMS ?? '100'} lines per request event; source ${process.env.BENCH_BULK_RATE ? `paced at ${process.env.BENCH_BULK_RATE} lines/s` : 'unpaced'})`
       : `bulk ingestion failed (source exit ${src}, sink exit ${sink}; logs in ${dir})`;
   } finally {
     await k.stop();

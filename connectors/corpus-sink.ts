@@ -1,5 +1,6 @@
 /**
- * Bulk sink: reads a corpus job's results and appends each text to
+ * Bulk sink: reads a corpus job's results (one line's, or several lines' of one request
+ * event: `language-id/results`) and appends each text to
  * `<out>/<label>.txt` (label = ISO 639-3 + ISO 15924, e.g. `swh_Latn.txt`).
  *
  * Exactly-once output across crashes: after writing a batch it fsyncs the files and
@@ -51,14 +52,22 @@ await consumer.run((batch) => {
     const byLabel = new Map<string, string[]>();
     for (const m of batch.messages) {
       if (m.offset < (cp.offsets[k] ?? 0)) continue;
-      const line = Number(m.headers[H.itemIndex]);
-      if (written.has(line)) continue;
-      const r = await codec.decode('language-id/result', m.value);
-      if (!r.output || typeof r.output.text !== 'string') { logger.warn({ line, failure: r.failure }, 'no result text; skipped'); continue; }
-      written.add(line);
-      count++;
-      total++;
-      byLabel.set(r.output.label, [...(byLabel.get(r.output.label) ?? []), r.output.text.replace(/[\r\n]+/g, ' ')]);
+      // a result event of one line (its item-index header), or of some lines of a several-line request event (header `items`; item-index is its first line)
+      const first = Number(m.headers[H.itemIndex]);
+      const entries = m.headers[H.items] === undefined
+        ? [{ index: 0, result: await codec.decode('language-id/result', m.value) }]
+        : (await codec.decode('language-id/results', m.value)).items;
+      for (const { index, result: r } of entries) {
+        const line = first + index;
+        if (written.has(line)) continue;
+        if (!r.output || typeof r.output.text !== 'string') { logger.warn({ line, failure: r.failure }, 'no result text; skipped'); continue; }
+        written.add(line);
+        count++;
+        total++;
+        const lines = byLabel.get(r.output.label);
+        const text = r.output.text.replace(/[\r\n]+/g, ' ');
+        if (lines) lines.push(text); else byLabel.set(r.output.label, [text]);
+      }
     }
     for (const [label, lines] of byLabel) {
       const fd = openSync(join(a.out!, `${label}.txt`), 'a');

@@ -7,25 +7,32 @@
  * line sent twice is written once by the sink). Each sent text is numbered without gaps
  * (blank lines are skipped and not numbered): the `item-index` header the sink uses.
  *
+ * Lines travel `--items` to a request event (`language-id/requests`, default 100, at most
+ * MAX_EVENT_ITEMS; 1 sends one-item `language-id/request` events): one record, one
+ * encoding and one result event per micro-batch for a hundred lines rather than one each
+ * (issue 17); the worker still runs, bills and answers each line on its own. The event's
+ * `item-index` header is its first line's number.
+ *
  * `--rate N` caps the lines sent per second, so a job does not run further ahead of the
  * workers than the request topic's retention allows.
  *
  * `npm run connector:source -- --file corpus.txt --job web1 [--jsonl --field text]
- *   [--model lid-neural-608] [--mode coverage] [--batch 500] [--rate N]`
+ *   [--model lid-neural-608] [--mode coverage] [--batch 500] [--items 100] [--rate N]`
  */
 import { createReadStream, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { H } from '../services/events/topics.ts';
+import { H, MAX_EVENT_ITEMS } from '../services/events/topics.ts';
 import { connect, corpusTopic, topicsFor } from './common.ts';
 
 const { values: a } = parseArgs({ options: {
   file: { type: 'string' }, job: { type: 'string' }, jsonl: { type: 'boolean', default: false }, field: { type: 'string', default: 'text' },
   model: { type: 'string', default: 'lid-neural-608' }, mode: { type: 'string', default: 'coverage' }, batch: { type: 'string', default: '500' },
-  rate: { type: 'string' },
+  rate: { type: 'string' }, items: { type: 'string', default: '100' },
 } });
-if (!a.file || !a.job || !/^[A-Za-z0-9._-]+$/.test(a.job) || (a.mode !== 'coverage' && a.mode !== 'traffic')) {
-  console.error('usage: npm run connector:source -- --file FILE --job NAME [--jsonl --field text] [--model M] [--mode coverage|traffic] [--batch N]');
+const perEvent = Number(a.items);
+if (!a.file || !a.job || !/^[A-Za-z0-9._-]+$/.test(a.job) || (a.mode !== 'coverage' && a.mode !== 'traffic') || !Number.isInteger(perEvent) || perEvent < 1 || perEvent > MAX_EVENT_ITEMS) {
+  console.error(`usage: npm run connector:source -- --file FILE --job NAME [--jsonl --field text] [--model M] [--mode coverage|traffic] [--batch N] [--items 1..${MAX_EVENT_ITEMS}] [--rate N]`);
   process.exit(2);
 }
 const { config, transport, codec, logger } = await connect();
@@ -53,14 +60,23 @@ async function flush(): Promise<void> {
   if (pending.length === 0) return;
   const batch = pending;
   pending = [];
-  const messages = await Promise.all(batch.map(async ({ seq: n, text }) => ({
-    key: `${a.job}:${n}`,
-    value: await codec.encode('language-id/request', { text, model: a.model!, mode: a.mode as 'coverage' | 'traffic', topK: 3, candidates: null, echoText: true }),
-    headers: {
-      [H.correlationId]: `${a.job}:${n}`, [H.replyTopic]: replyTopic, [H.requestId]: a.job!, [H.itemIndex]: String(n),
-      [H.keyId]: `bulk:${a.job}`, [H.model]: a.model!, [H.capability]: 'language-id',
-    },
-  })));
+  const request = (text: string) => ({ text, model: a.model!, mode: a.mode as 'coverage' | 'traffic', topK: 3, candidates: null, echoText: true });
+  const messages = [];
+  for (let i = 0; i < batch.length; i += perEvent) {
+    const lines = batch.slice(i, i + perEvent);
+    const first = lines[0]!.seq;
+    messages.push({
+      key: `${a.job}:${first}`,
+      value: lines.length === 1
+        ? await codec.encode('language-id/request', request(lines[0]!.text))
+        : await codec.encode('language-id/requests', { items: lines.map((l) => request(l.text)) }),
+      headers: {
+        [H.correlationId]: `${a.job}:${first}`, [H.replyTopic]: replyTopic, [H.requestId]: a.job!, [H.itemIndex]: String(first),
+        [H.keyId]: `bulk:${a.job}`, [H.model]: a.model!, [H.capability]: 'language-id',
+        ...(lines.length > 1 ? { [H.items]: String(lines.length) } : {}),
+      },
+    });
+  }
   await producer.send(topics.requests('language-id'), messages);
   sent += batch.length;
   const last = batch[batch.length - 1]!;

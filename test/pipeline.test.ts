@@ -39,17 +39,16 @@ describe('pipeline', () => {
     const svc = await service();
     const r = await post(svc, '/v1/language-id/batch', { texts: TEXTS, model: 'lid-lite-608' });
     expect(r.body.usage).toEqual({ texts: 4 });
-    await until(async () => (await svc.ledger.count()) === 4, 5000, 'ledger');
+    // the request's 4 texts are one usage event of quantity 4 (issue 17: folded per request, capability and model)
+    await until(async () => (await svc.ledger.count()) === 1, 5000, 'ledger');
     const usageTopic = topicsFor('lmstream').usage;
     const stored = [0, 1, 2, 3].flatMap((p) => svc.transport.read(usageTopic, p, 0, 100));
-    // the batch ran as one micro-batch of one API key: one usage message with 4 events
-    const events = await Promise.all(stored.map(async (m) => (await svc.codec.decode('common/usage', m.value)).events.length));
-    expect(events.reduce((a, b) => a + b, 0)).toBe(4);
-    expect(stored.length).toBeLessThan(4);
+    const events = (await Promise.all(stored.map(async (m) => (await svc.codec.decode('common/usage', m.value)).events))).flat();
+    expect(events).toMatchObject([{ itemIndex: 0, quantity: 4, eventId: expect.stringMatching(/:0$/) }]);
     // replay every usage message
     await svc.transport.producer().send(usageTopic, stored.map((m) => ({ key: m.key, value: m.value, headers: m.headers })));
     await new Promise((res) => setTimeout(res, 300));
-    expect(await svc.ledger.count()).toBe(4);
+    expect(await svc.ledger.count()).toBe(1);
     const [row] = await svc.ledger.report();
     expect(row).toMatchObject({ capability: 'language_id', model: 'lid-lite-608', unit: 'texts', quantity: 4, requests: 1 });
   });
@@ -110,5 +109,23 @@ describe('pipeline', () => {
     expect(dead!.headers).toMatchObject({ [H.correlationId]: 'poison:0', [H.attempts]: '1', error: expect.stringMatching(/does not decode/) });
     // the worker goes on serving
     expect((await post(svc, '/v1/language-id', { text: 'Good morning, how are you today?', model: 'lid-lite-608' })).body.language).toBe('eng');
+  });
+
+  it('answers every item of a several-item request event that does not hold what its header says with a 400, parks it, and runs a good one item by item (issue 17)', async () => {
+    const svc = await service();
+    const topics = topicsFor('lmstream');
+    const headers = (id: string, items: string) => ({ [H.correlationId]: id, [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.deadline]: String(Date.now() + 5000), [H.items]: items });
+    const item = (text: string) => ({ text, model: 'lid-lite-608', mode: 'traffic' as const, topK: 1, candidates: null });
+    const two = await svc.codec.encode('language-id/requests', { items: [item('Good morning, how are you today?'), item('Guten Morgen, wie geht es dir heute?')] });
+    const bad = svc.gateway.correlator.expectItems('liar:0', 3, Date.now() + 5000);
+    const good = svc.gateway.correlator.expectItems('good:0', 2, Date.now() + 5000);
+    await svc.transport.producer().send(topics.requests('language-id'), [
+      { key: null, value: two, headers: headers('liar:0', '3') },
+      { key: null, value: two, headers: headers('good:0', '2') },
+    ]);
+    expect((await bad).map((r) => r.failure?.code)).toEqual(['INVALID_REQUEST', 'INVALID_REQUEST', 'INVALID_REQUEST']);
+    expect((await good).map((r) => (r.output as { language: string }).language)).toEqual(['eng', 'deu']);
+    const [dead] = svc.transport.read(topics.deadLetter('language-id'), 0, 0, 10);
+    expect(dead!.headers).toMatchObject({ [H.correlationId]: 'liar:0', [H.items]: '3', error: expect.stringMatching(/holds 2 items, its header says 3/) });
   });
 });

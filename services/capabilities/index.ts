@@ -4,7 +4,7 @@
  * workers their backends, billing their units, POST /v1/warmup their names and
  * GET /v1/models their models from here; nothing else lists the capabilities.
  */
-import type { RequestSchema, ResultSchema } from '../events/codec.ts';
+import type { RequestSchema, RequestsSchema, ResultSchema, ResultsSchema } from '../events/codec.ts';
 import type { UsageBillingUnit, UsageCapability } from '../events/contract.ts';
 import type { CapabilityModule, ModuleModel } from './types.ts';
 import decide from './decide/index.ts';
@@ -66,6 +66,10 @@ export const defaultModelOf = (c: Capability): string => capabilityModule(c).def
 export const requestSchemaOf = (c: Capability): RequestSchema => `${c}/request` as RequestSchema;
 /** Schema of a capability's result events (`schemas/<name>/result.avsc`). */
 export const resultSchemaOf = (c: Capability): ResultSchema => `${c}/result` as ResultSchema;
+/** Schema of the capability's several-item request events (one request's items in one event). */
+export const requestsSchemaOf = (c: Capability): RequestsSchema => `${c}/requests` as RequestsSchema;
+/** Schema of the capability's result events answering several items of one request event. */
+export const resultsSchemaOf = (c: Capability): ResultsSchema => `${c}/results` as ResultsSchema;
 
 /**
  * Usage quantity of a successful item in its capability's billing unit, from the item's

@@ -20,6 +20,10 @@ export type { SchemaName, SchemaValues } from './contract.ts';
 export type RequestSchema = Extract<SchemaName, `${string}/request`>;
 /** Schemas of result events (`<capability>/result`). */
 export type ResultSchema = Extract<SchemaName, `${string}/result`>;
+/** Schemas of request events holding several items (`<capability>/requests`). */
+export type RequestsSchema = Extract<SchemaName, `${string}/requests`>;
+/** Schemas of result events answering several items of one request event (`<capability>/results`). */
+export type ResultsSchema = Extract<SchemaName, `${string}/results`>;
 
 /** Raw schema JSON of every schema in {@link SCHEMA_DIR}, keyed by {@link SchemaName}. */
 export function loadSchemaFiles(dir = SCHEMA_DIR): Map<SchemaName, object> {
@@ -68,8 +72,9 @@ export class AvroCodec implements EventCodec {
   constructor(dir = SCHEMA_DIR) {
     const files = loadSchemaFiles(dir);
     const registry: Record<string, avro.Type> = {};
-    // common types first: the others refer to lmstream.common.Failure by name
-    const order = [...files.keys()].sort((a, b) => Number(b.startsWith('common/')) - Number(a.startsWith('common/')));
+    // common types first: the others refer to lmstream.common.Failure by name; then by
+    // name, so that `<capability>/request` comes before `requests`, which refers to it
+    const order = [...files.keys()].sort((a, b) => Number(b.startsWith('common/')) - Number(a.startsWith('common/')) || a.localeCompare(b));
     for (const name of order) this.types.set(name, avro.Type.forSchema(files.get(name) as avro.Schema, { registry }));
   }
   /** Names of the loaded schemas. */

@@ -36,10 +36,28 @@ export interface DecideRequest {
   questions: string;
 }
 
+/** Several items of one request in one request event (header `items`: their count; `correlation-id`: `<request-id>:<index of the first item>`). A worker runs each item on its own and answers with DecideResults events on the reply topic. The one-item form DecideRequest stays valid on the same topic (TopicRecordNameStrategy subject). */
+export interface DecideRequests {
+  /** at most 256 (the largest batch a route takes) */
+  items: DecideRequest[];
+}
+
 /** Avro record lmstream.decide.DecideResult. */
 export interface DecideResult {
   output?: null | DecideOutput;
   failure?: null | Failure;
+}
+
+/** Avro record lmstream.decide.DecideResultEntry. */
+export interface DecideResultEntry {
+  /** position of the item in its request event (0-based) */
+  index: number;
+  result: DecideResult;
+}
+
+/** Results of some items of one DecideRequests event (those one micro-batch ran), for its reply topic; a request event may be answered by several such events, each item once. */
+export interface DecideResults {
+  items: DecideResultEntry[];
 }
 
 /** Avro record lmstream.diacritize.DiacritizeOutput. */
@@ -63,10 +81,28 @@ export interface DiacritizeRequest {
   minConfidence: number;
 }
 
+/** Several items of one request in one request event (header `items`: their count; `correlation-id`: `<request-id>:<index of the first item>`). A worker runs each item on its own and answers with DiacritizeResults events on the reply topic. The one-item form DiacritizeRequest stays valid on the same topic (TopicRecordNameStrategy subject). */
+export interface DiacritizeRequests {
+  /** at most 256 (the largest batch a route takes) */
+  items: DiacritizeRequest[];
+}
+
 /** Avro record lmstream.diacritize.DiacritizeResult. */
 export interface DiacritizeResult {
   output?: null | DiacritizeOutput;
   failure?: null | Failure;
+}
+
+/** Avro record lmstream.diacritize.DiacritizeResultEntry. */
+export interface DiacritizeResultEntry {
+  /** position of the item in its request event (0-based) */
+  index: number;
+  result: DiacritizeResult;
+}
+
+/** Results of some items of one DiacritizeRequests event (those one micro-batch ran), for its reply topic; a request event may be answered by several such events, each item once. */
+export interface DiacritizeResults {
+  items: DiacritizeResultEntry[];
 }
 
 /** Avro record lmstream.extract.ExtractOutput. */
@@ -88,10 +124,28 @@ export interface ExtractRequest {
   instructions?: null | string;
 }
 
+/** Several items of one request in one request event (header `items`: their count; `correlation-id`: `<request-id>:<index of the first item>`). A worker runs each item on its own and answers with ExtractResults events on the reply topic. The one-item form ExtractRequest stays valid on the same topic (TopicRecordNameStrategy subject). */
+export interface ExtractRequests {
+  /** at most 256 (the largest batch a route takes) */
+  items: ExtractRequest[];
+}
+
 /** Avro record lmstream.extract.ExtractResult. */
 export interface ExtractResult {
   output?: null | ExtractOutput;
   failure?: null | Failure;
+}
+
+/** Avro record lmstream.extract.ExtractResultEntry. */
+export interface ExtractResultEntry {
+  /** position of the item in its request event (0-based) */
+  index: number;
+  result: ExtractResult;
+}
+
+/** Results of some items of one ExtractRequests event (those one micro-batch ran), for its reply topic; a request event may be answered by several such events, each item once. */
+export interface ExtractResults {
+  items: ExtractResultEntry[];
 }
 
 /** Why an item failed: HTTP status, a message naming the cause, and the stable error code it was raised with (services/lib/errors.ts; empty from producers older than the field). */
@@ -130,10 +184,28 @@ export interface LanguageIdRequest {
   echoText?: boolean;
 }
 
+/** Several items of one request in one request event (header `items`: their count; `correlation-id`: `<request-id>:<index of the first item>`). A worker runs each item on its own and answers with LanguageIdResults events on the reply topic. The one-item form LanguageIdRequest stays valid on the same topic (TopicRecordNameStrategy subject). */
+export interface LanguageIdRequests {
+  /** at most 256 (the largest batch a route takes) */
+  items: LanguageIdRequest[];
+}
+
 /** Avro record lmstream.language_id.LanguageIdResult. */
 export interface LanguageIdResult {
   output?: null | LanguageIdOutput;
   failure?: null | Failure;
+}
+
+/** Avro record lmstream.language_id.LanguageIdResultEntry. */
+export interface LanguageIdResultEntry {
+  /** position of the item in its request event (0-based) */
+  index: number;
+  result: LanguageIdResult;
+}
+
+/** Results of some items of one LanguageIdRequests event (those one micro-batch ran), for its reply topic; a request event may be answered by several such events, each item once. */
+export interface LanguageIdResults {
+  items: LanguageIdResultEntry[];
 }
 
 /** Avro record lmstream.control.ModelStatus. */
@@ -228,10 +300,28 @@ export interface QuestionsRequest {
   language: string;
 }
 
+/** Several items of one request in one request event (header `items`: their count; `correlation-id`: `<request-id>:<index of the first item>`). A worker runs each item on its own and answers with QuestionsResults events on the reply topic. The one-item form QuestionsRequest stays valid on the same topic (TopicRecordNameStrategy subject). */
+export interface QuestionsRequests {
+  /** at most 256 (the largest batch a route takes) */
+  items: QuestionsRequest[];
+}
+
 /** Avro record lmstream.questions.QuestionsResult. */
 export interface QuestionsResult {
   output?: null | QuestionsOutput;
   failure?: null | Failure;
+}
+
+/** Avro record lmstream.questions.QuestionsResultEntry. */
+export interface QuestionsResultEntry {
+  /** position of the item in its request event (0-based) */
+  index: number;
+  result: QuestionsResult;
+}
+
+/** Results of some items of one QuestionsRequests event (those one micro-batch ran), for its reply topic; a request event may be answered by several such events, each item once. */
+export interface QuestionsResults {
+  items: QuestionsResultEntry[];
 }
 
 /** Avro enum lmstream.usage.BillingUnit. */
@@ -284,15 +374,25 @@ export type SchemaName =
   | 'control/warmup'
   | 'control/worker-status'
   | 'decide/request'
+  | 'decide/requests'
   | 'decide/result'
+  | 'decide/results'
   | 'diacritize/request'
+  | 'diacritize/requests'
   | 'diacritize/result'
+  | 'diacritize/results'
   | 'extract/request'
+  | 'extract/requests'
   | 'extract/result'
+  | 'extract/results'
   | 'language-id/request'
+  | 'language-id/requests'
   | 'language-id/result'
+  | 'language-id/results'
   | 'questions/request'
-  | 'questions/result';
+  | 'questions/requests'
+  | 'questions/result'
+  | 'questions/results';
 
 /** The value type of each schema. */
 export interface SchemaValues {
@@ -303,15 +403,25 @@ export interface SchemaValues {
   'control/warmup': Warmup;
   'control/worker-status': WorkerStatus;
   'decide/request': DecideRequest;
+  'decide/requests': DecideRequests;
   'decide/result': DecideResult;
+  'decide/results': DecideResults;
   'diacritize/request': DiacritizeRequest;
+  'diacritize/requests': DiacritizeRequests;
   'diacritize/result': DiacritizeResult;
+  'diacritize/results': DiacritizeResults;
   'extract/request': ExtractRequest;
+  'extract/requests': ExtractRequests;
   'extract/result': ExtractResult;
+  'extract/results': ExtractResults;
   'language-id/request': LanguageIdRequest;
+  'language-id/requests': LanguageIdRequests;
   'language-id/result': LanguageIdResult;
+  'language-id/results': LanguageIdResults;
   'questions/request': QuestionsRequest;
+  'questions/requests': QuestionsRequests;
   'questions/result': QuestionsResult;
+  'questions/results': QuestionsResults;
 }
 
 /** Outcome of one item, as in the `output`/`failure` fields of the result schemas: exactly one is set. */

@@ -13,13 +13,19 @@ import { AvroCodec, type EventCodec, type SchemaName, type SchemaValues } from '
 /**
  * Subject of each schema: `<logical topic>-value` (Confluent TopicNameStrategy). Results
  * travel on per-gateway reply topics, so their subject names the capability's logical
- * results topic `<prefix>.<capability>.results` (docs/kafka.md).
+ * results topic `<prefix>.<capability>.results` (docs/kafka.md). The several-item forms
+ * (`<capability>/requests`, `/results`) travel on the same topics as the one-item forms,
+ * under a subject per record: `<topic>-<recordName>` (TopicRecordNameStrategy).
+ * @param recordName full name of the schema's record (`lmstream.language_id.LanguageIdRequests`)
  */
-export function subjectFor(schema: SchemaName, prefix: string): string | null {
+export function subjectFor(schema: SchemaName, prefix: string, recordName?: string): string | null {
   const [folder, kind] = schema.split('/') as [string, string];
   if (folder === 'common') return kind === 'usage' ? `${prefix}.usage-value` : kind === 'outcome' ? `${prefix}.outcomes-value` : null;
   if (folder === 'control') return kind === 'warmup' ? `${prefix}.control-value` : kind === 'cancel' ? `${prefix}.cancellations-value` : `${prefix}.workers-value`;
-  return `${prefix}.${folder}.${kind === 'request' ? 'requests' : 'results'}-value`;
+  if (kind === 'request' || kind === 'result') return `${prefix}.${folder}.${kind === 'request' ? 'requests' : 'results'}-value`;
+  // the several-item forms share the topics of the one-item forms: a subject per record
+  // (Confluent TopicRecordNameStrategy, `<topic>-<record full name>`)
+  return `${prefix}.${folder}.${kind}-${recordName ?? kind}`;
 }
 
 /** Error raised when a schema cannot be registered. */
@@ -43,7 +49,7 @@ export class RegistryCodec implements EventCodec {
     const local = new AvroCodec(schemaDir);
     const codec = new RegistryCodec(registry, local);
     for (const name of local.names()) {
-      const subject = subjectFor(name, prefix);
+      const subject = subjectFor(name, prefix, local.type(name).name);
       if (!subject) continue;
       try {
         const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(local.schemaJson(name)) }, { subject, compatibility: 'BACKWARD' as never });

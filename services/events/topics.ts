@@ -5,7 +5,7 @@ import type { Capability } from '../capabilities/index.ts';
 
 /** Topic names under a prefix. */
 export interface Topics {
-  /** `<prefix>.<capability>.requests`: one event per request item */
+  /** `<prefix>.<capability>.requests`: request events, each one item or several items of one request (header `items`) */
   requests(c: Capability): string;
   /** `<prefix>.replies.<instance>`: results for one gateway instance */
   replies(instanceId: string): string;
@@ -39,8 +39,16 @@ export function topicsFor(prefix: string): Topics {
 
 /** Header names of request and result events. */
 export const H = {
-  /** unique per item: `<request-id>:<item-index>` */
+  /**
+   * unique per request event: `<request-id>:<item-index>`, the index of its (first) item
+   * among the request's items
+   */
   correlationId: 'correlation-id',
+  /**
+   * request and result events holding several items (schemas `<capability>/requests` and
+   * `/results`): how many the request event holds; absent on one-item events
+   */
+  items: 'items',
   /** topic the result goes to */
   replyTopic: 'reply-topic',
   /** partition of the reply topic */
@@ -70,3 +78,10 @@ export const H = {
   /** result events: ms the item's micro-batch ran */
   inferenceMs: 'inference-ms',
 } as const;
+
+/**
+ * Items of one several-item request event at most: a worker parks an event claiming
+ * more in the dead-letter topic (the gateway writes at most 64; bulk sources choose
+ * their own, up to this).
+ */
+export const MAX_EVENT_ITEMS = 1024;

@@ -2,11 +2,14 @@
  * The correlator (after Spring Kafka's ReplyingKafkaTemplate): a pending map from
  * correlation id to the waiting HTTP request, fed by this gateway's own reply topic.
  * A reply with no pending entry (late, or a duplicate after a redelivery) is dropped
- * and counted. Each gateway instance has its own reply topic and its own consumer
+ * and counted. A request event of several items (schema `<capability>/requests`) is one
+ * pending entry with a slot per item; its results may come in several result events
+ * (`<capability>/results`, one per micro-batch that ran some of its items), and it
+ * resolves once every slot is filled, or at the deadline with what came. Each gateway instance has its own reply topic and its own consumer
  * group on it, so no other member joins and no rebalance moves its replies.
  */
 import type { Logger } from 'pino';
-import { resultSchemaOf, type Capability } from '../capabilities/index.ts';
+import { resultSchemaOf, resultsSchemaOf, type Capability } from '../capabilities/index.ts';
 import type { EventCodec } from '../events/codec.ts';
 import { H } from '../events/topics.ts';
 import { ServiceError } from '../lib/errors.ts';
@@ -22,7 +25,16 @@ const TIMINGS = new WeakMap<ItemResult, ItemTiming>();
 /** The worker's times of a result the correlator delivered (undefined when the worker sent none). */
 export const timingOf = (result: ItemResult): ItemTiming | undefined => TIMINGS.get(result);
 
-interface Pending { resolve(r: ItemResult): void; reject(e: Error): void; timer: NodeJS.Timeout; }
+/** A request event waiting for its items' results: a slot per item. */
+interface Pending {
+  slots: Array<ItemResult | undefined>;
+  /** slots not filled yet */
+  remaining: number;
+  resolve(r: ItemResult[]): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+}
+
 
 /** See the module comment. */
 export class Correlator {
@@ -55,18 +67,32 @@ export class Correlator {
   }
 
   /**
-   * Registers a correlation id before its request is produced.
+   * Registers a one-item request event before it is produced.
    * @param deadline ms since the epoch
    * @returns the item's result; rejects with DEADLINE_EXCEEDED (504) at the deadline
    */
-  expect(correlationId: string, deadline: number): Promise<ItemResult> {
-    return new Promise<ItemResult>((resolve, reject) => {
+  async expect(correlationId: string, deadline: number): Promise<ItemResult> {
+    return (await this.expectItems(correlationId, 1, deadline))[0]!;
+  }
+
+  /**
+   * Registers a request event of `items` items before it is produced.
+   * @param deadline ms since the epoch
+   * @returns a result per item, in order, once all came; at the deadline, the items
+   *   without a result get a DEADLINE_EXCEEDED (504) failure, and when none came it
+   *   rejects with DEADLINE_EXCEEDED
+   */
+  expectItems(correlationId: string, items: number, deadline: number): Promise<ItemResult[]> {
+    return new Promise<ItemResult[]>((resolve, reject) => {
       const timer = setTimeout(() => {
+        const p = this.pending.get(correlationId);
         this.pending.delete(correlationId);
         pendingReplies.dec();
-        reject(new ServiceError('DEADLINE_EXCEEDED', `no result before the request's deadline (${new Date(deadline).toISOString()})`));
+        const error = `no result before the request's deadline (${new Date(deadline).toISOString()})`;
+        if (!p || p.remaining === p.slots.length) { reject(new ServiceError('DEADLINE_EXCEEDED', error)); return; }
+        resolve(Array.from(p.slots, (r) => r ?? failed('DEADLINE_EXCEEDED', error)));
       }, Math.max(0, deadline - Date.now()));
-      this.pending.set(correlationId, { resolve, reject, timer });
+      this.pending.set(correlationId, { slots: Array.from<ItemResult | undefined>({ length: items }), remaining: items, resolve, reject, timer });
       pendingReplies.inc();
     });
   }
@@ -86,7 +112,7 @@ export class Correlator {
     for (const id of [...this.pending.keys()]) this.cancel(id, err);
   }
 
-  /** Items waiting for a reply. */
+  /** Request events waiting for results. */
   get size(): number { return this.pending.size; }
 
   private async onReplies(batch: Batch): Promise<void> {
@@ -95,19 +121,30 @@ export class Correlator {
       const p = id ? this.pending.get(id) : undefined;
       if (!p || !id) { this.late++; lateReplies.inc(); continue; }
       const capability = msg.headers[H.capability] as Capability;
-      let result: ItemResult;
-      try {
-        result = itemResult<unknown>(await this.codec.decode(resultSchemaOf(capability), msg.value));
-      } catch (err) {
-        this.log.error({ err, correlationId: id }, 'undecodable reply');
-        result = failed('INTERNAL', 'the worker sent a result that does not decode');
-      }
       const queueMs = msg.headers[H.queueMs], inferenceMs = msg.headers[H.inferenceMs];
-      if (queueMs !== undefined && inferenceMs !== undefined) TIMINGS.set(result, { queueMs: Number(queueMs), inferenceMs: Number(inferenceMs) });
+      const timing = queueMs !== undefined && inferenceMs !== undefined ? { queueMs: Number(queueMs), inferenceMs: Number(inferenceMs) } : undefined;
+      const fill = (index: number, result: ItemResult) => {
+        if (!(index >= 0 && index < p.slots.length) || p.slots[index] !== undefined) { this.late++; lateReplies.inc(); return; }
+        if (timing) TIMINGS.set(result, timing);
+        p.slots[index] = result;
+        p.remaining--;
+      };
+      try {
+        if (msg.headers[H.items] !== undefined) {
+          for (const e of (await this.codec.decode(resultsSchemaOf(capability), msg.value)).items) fill(e.index, itemResult<unknown>(e.result));
+        } else {
+          fill(0, itemResult<unknown>(await this.codec.decode(resultSchemaOf(capability), msg.value)));
+        }
+      } catch (err) {
+        // which items it answered is unknown: those still waiting get the failure
+        this.log.error({ err, correlationId: id }, 'undecodable reply');
+        for (let i = 0; i < p.slots.length; i++) if (p.slots[i] === undefined) fill(i, failed('INTERNAL', 'the worker sent a result that does not decode'));
+      }
+      if (p.remaining > 0) continue;
       clearTimeout(p.timer);
       this.pending.delete(id);
       pendingReplies.dec();
-      p.resolve(result);
+      p.resolve(p.slots as ItemResult[]);
     }
   }
 

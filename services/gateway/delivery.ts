@@ -5,7 +5,8 @@
  * the client goes away so that it stops waiting and cancels the items), and, when the
  * response closes (an `onResponse` hook):
  * - billing at delivery: when the response has been written out in full with status 200,
- *   the items the request answered successfully go to the usage recorder. Nothing else is
+ *   the items the request answered successfully go to the usage recorder, folded into one
+ *   usage event per capability and model of the request (foldUsage). Nothing else is
  *   billed: not a 504, not an answer the client left before, not a refused request;
  * - outcome events (issue 16) of every model route's answer: one per dispatched item with
  *   its own status, the worker's queue and inference times and the total time; one with
@@ -13,7 +14,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { usageFieldsOf } from '../capabilities/index.ts';
-import type { OutcomeEvent } from '../events/contract.ts';
+import type { OutcomeEvent, UsageEvent } from '../events/contract.ts';
+import type { BillableItem } from './dispatcher.ts';
 import { endOf } from './request-end.ts';
 import type { OutcomeRecorder } from './outcome-recorder.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
@@ -39,12 +41,30 @@ export function registerDelivery(app: FastifyInstance, o: { requestTimeoutMs: nu
     const ctx = req.dispatchContext;
     if (o.outcomes && req.routeOptions.config?.admission) o.outcomes.record(outcomesOf(req, reply));
     if (!ctx || ctx.usage.length === 0 || reply.statusCode !== 200 || !ctx.end?.finished) return;
-    const now = Date.now();
-    o.recorder.record(ctx.usage.map((u) => ({
-      eventId: `${ctx.requestId}:${u.itemIndex}`, requestId: ctx.requestId, itemIndex: u.itemIndex, keyId: ctx.keyId,
-      ...usageFieldsOf(u.capability), model: u.model, quantity: u.quantity, timestampMs: now,
-    })));
+    o.recorder.record(foldUsage(ctx.requestId, ctx.keyId, ctx.usage, Date.now()));
   });
+}
+
+/**
+ * The usage events of a delivered request: its billable items folded into one event per
+ * capability and model, with the sum of their quantities (a batch of 64 texts is one
+ * ledger row of 64 texts, not 64 rows). The event id is `<request-id>:<index of the
+ * group's first item>`: made by the server, the same on a replay, so the ledger stores
+ * it once. The ledger's report counts requests and rounds characters per request, so
+ * its figures are those of the unfolded events.
+ */
+export function foldUsage(requestId: string, keyId: string, usage: BillableItem[], timestampMs: number): UsageEvent[] {
+  const groups = new Map<string, UsageEvent>();
+  for (const u of usage) {
+    const k = `${u.capability}\u0000${u.model}`;
+    const g = groups.get(k);
+    if (g) { g.quantity += u.quantity; continue; }
+    groups.set(k, {
+      eventId: `${requestId}:${u.itemIndex}`, requestId, itemIndex: u.itemIndex, keyId,
+      ...usageFieldsOf(u.capability), model: u.model, quantity: u.quantity, timestampMs,
+    });
+  }
+  return [...groups.values()];
 }
 
 /** The outcome events of a model route's answer (see the module comment). */

@@ -1,13 +1,17 @@
 /**
- * Writes one request event per item to the capability's request topic, with the
- * routing headers, and waits for the items' results through the correlator. When the
+ * Writes a request's items to the capability's request topic, with the routing headers,
+ * and waits for their results through the correlator: a one-item request as one event
+ * (`<capability>/request`), the items of a batch together, up to
+ * {@link ITEMS_PER_EVENT} per event (`<capability>/requests`, header `items`), so that
+ * a batch costs one encoding, one record and one correlation entry per event rather
+ * than per item (issue 17); workers still run, fail and bill each item on its own. When the
  * client goes away first it stops waiting and tells the workers (a cancel event on
  * `<prefix>.cancellations`), so they skip the items not yet run. The items that
  * succeed are noted in the request's context, to be billed when its answer is delivered
  * (services/gateway/delivery.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { requestSchemaOf, usageQuantity, type Capability } from '../capabilities/index.ts';
+import { requestSchemaOf, requestsSchemaOf, usageQuantity, type Capability } from '../capabilities/index.ts';
 import type { EventCodec, RequestSchema } from '../events/codec.ts';
 import { H, type Topics } from '../events/topics.ts';
 import { ServiceError, codeOf, modelNotInstalled } from '../lib/errors.ts';
@@ -18,6 +22,12 @@ import { timingOf, type Correlator } from './correlator.ts';
 import { languageFields, statusOf } from '../events/outcomes.ts';
 import type { RequestEnd } from './request-end.ts';
 import type { LiveWorkers } from './live-workers.ts';
+
+/**
+ * Items of a batch in one request event at most: a micro-batch's worth (the language-ID
+ * models' max_batch_size), so that a batch of 256 spreads over partitions and workers.
+ */
+export const ITEMS_PER_EVENT = 64;
 
 /** A successful item of a request: what billing at delivery writes for it. */
 export interface BillableItem {
@@ -92,44 +102,49 @@ export class Dispatcher {
   async dispatch<O>(capability: Capability, model: string, inputs: Array<SchemaValues[RequestSchema]>, ctx: DispatchContext): Promise<Array<ItemResult<O>>> {
     this.assertServed(capability, model);
     if (ctx.end?.cancelled) throw cancelled();
-    const schema = requestSchemaOf(capability);
-    const values = await Promise.all(inputs.map((input) => this.codec.encode(schema, input)));
     const base = ctx.nextItem;
     ctx.nextItem += inputs.length;
-    const waits: Array<Promise<ItemResult>> = [];
-    const messages = inputs.map((_, i) => {
-      const correlationId = `${ctx.requestId}:${base + i}`;
-      const value = values[i]!;
-      waits.push(this.correlator.expect(correlationId, ctx.deadline));
-      return {
-        // keyless: request items need no order, and the Kafka producer then puts a whole
-        // linger window into one partition (sticky partitioning, KIP-480)
-        key: null,
-        value,
-        // only what is not in the value, the topic or the correlation id: each header is
-        // encoded and decoded per record (docs/events.md); request-id and item-index are
-        // parsed from the correlation id, model is in the value, capability is the topic's
-        headers: {
-          [H.correlationId]: correlationId, [H.replyTopic]: this.correlator.replyTopic, [H.replyPartition]: String(this.correlator.replyPartition),
-          [H.keyId]: ctx.keyId, [H.deadline]: String(ctx.deadline), [H.billing]: 'at-delivery',
-        },
-      };
-    });
+    // the request events: [first item, item count, correlation id, value]
+    const events: Array<{ first: number; count: number; correlationId: string; value: Buffer }> = [];
+    for (let first = 0; first < inputs.length; first += ITEMS_PER_EVENT) {
+      const items = inputs.slice(first, first + ITEMS_PER_EVENT);
+      const value = items.length === 1
+        ? await this.codec.encode(requestSchemaOf(capability), items[0]!)
+        : await this.codec.encode(requestsSchemaOf(capability), { items } as SchemaValues[ReturnType<typeof requestsSchemaOf>]);
+      events.push({ first, count: items.length, correlationId: `${ctx.requestId}:${base + first}`, value });
+    }
+    const waits = events.map((e) => (e.count === 1
+      ? this.correlator.expect(e.correlationId, ctx.deadline).then((r) => [r])
+      : this.correlator.expectItems(e.correlationId, e.count, ctx.deadline)));
+    const messages = events.map((e) => ({
+      // keyless: request events need no order, and the Kafka producer then puts a whole
+      // linger window into one partition (sticky partitioning, KIP-480)
+      key: null,
+      value: e.value,
+      // only what is not in the value, the topic or the correlation id: each header is
+      // encoded and decoded per record (docs/events.md); request-id and item-index are
+      // parsed from the correlation id, model is in the value, capability is the topic's
+      headers: {
+        [H.correlationId]: e.correlationId, [H.replyTopic]: this.correlator.replyTopic, [H.replyPartition]: String(this.correlator.replyPartition),
+        [H.keyId]: ctx.keyId, [H.deadline]: String(ctx.deadline), [H.billing]: 'at-delivery',
+        ...(e.count > 1 ? { [H.items]: String(e.count) } : {}),
+      },
+    }));
     const t0 = performance.now();
     try {
       await this.producer.send(this.topics.requests(capability), messages);
     } catch (err) {
-      messages.forEach((m) => this.correlator.cancel(m.headers[H.correlationId]!, err as Error));
+      for (const e of events) this.correlator.cancel(e.correlationId, err as Error);
       throw err;
     }
     const written = performance.now();
-    ctx.log.debug({ capability, model, items: inputs.length, ms: Math.round(written - t0) }, 'request events written');
+    ctx.log.debug({ capability, model, items: inputs.length, events: events.length, ms: Math.round(written - t0) }, 'request events written');
     const onAbort = () => {
-      for (const m of messages) this.correlator.cancel(m.headers[H.correlationId]!, cancelled());
+      for (const e of events) this.correlator.cancel(e.correlationId, cancelled());
       this.publishCancel(ctx);
     };
     const off = ctx.end?.onCancel(onAbort);
-    let settled: Array<PromiseSettledResult<ItemResult>>;
+    let settled: Array<PromiseSettledResult<ItemResult[]>>;
     try { settled = await Promise.allSettled(waits); } finally { off?.(); }
     ctx.log.debug({ ms: Math.round(performance.now() - written) }, 'results received');
     if (ctx.end?.cancelled) {
@@ -139,24 +154,31 @@ export class Dispatcher {
     // a gateway shutting down fails the whole request, with its Retry-After
     const shutdown = settled.find((s) => s.status === 'rejected' && s.reason instanceof ServiceError && s.reason.code === 'SHUTTING_DOWN');
     if (shutdown) throw (shutdown as PromiseRejectedResult).reason;
-    return settled.map((s, i) => {
-      let r: ItemResult<O>;
-      if (s.status === 'rejected') {
-        const e = s.reason instanceof ServiceError ? s.reason : new ServiceError('INTERNAL', (s.reason as Error).message);
-        r = failed(e.code, e.message) as ItemResult<O>;
-      } else {
-        r = s.value as ItemResult<O>;
+    const out: Array<ItemResult<O>> = new Array(inputs.length);
+    settled.forEach((s, k) => {
+      const e = events[k]!;
+      for (let j = 0; j < e.count; j++) {
+        const i = e.first + j;
+        let r: ItemResult<O>;
+        let timing: ReturnType<typeof timingOf>;
+        if (s.status === 'rejected') {
+          const err = s.reason instanceof ServiceError ? s.reason : new ServiceError('INTERNAL', (s.reason as Error).message);
+          r = failed(err.code, err.message) as ItemResult<O>;
+        } else {
+          r = s.value[j] as ItemResult<O>;
+          timing = timingOf(r);
+        }
+        out[i] = r;
+        const quantity = r.output ? usageQuantity(capability, r.output as Record<string, unknown>) : 0;
+        if (r.output) ctx.usage.push({ itemIndex: base + i, capability, model, quantity });
+        if (!ctx.outcomes) continue;
+        ctx.outcomes.push({
+          itemIndex: base + i, capability, model, ...statusOf(r), quantity,
+          queueMs: timing?.queueMs ?? null, inferenceMs: timing?.inferenceMs ?? null, ...languageFields(capability, r),
+        });
       }
-      const quantity = r.output ? usageQuantity(capability, r.output as Record<string, unknown>) : 0;
-      if (r.output) ctx.usage.push({ itemIndex: base + i, capability, model, quantity });
-      if (!ctx.outcomes) return r;
-      const timing = s.status === 'fulfilled' ? timingOf(s.value) : undefined;
-      ctx.outcomes.push({
-        itemIndex: base + i, capability, model, ...statusOf(r), quantity,
-        queueMs: timing?.queueMs ?? null, inferenceMs: timing?.inferenceMs ?? null, ...languageFields(capability, r),
-      });
-      return r;
     });
+    return out;
   }
 
   /** Tells the workers that nobody waits for the request's items any more (best effort). */

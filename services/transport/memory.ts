@@ -261,11 +261,22 @@ function sizeOf(m: ConsumedMessage): number {
   return n;
 }
 
+/** A partition's batches handed out and not yet committed, in offset order. */
+interface PartitionFlight {
+  /** next offset to hand out */
+  next: number;
+  batches: Array<{ end: number; state: 'running' | 'done' | 'failed'; promise: Promise<void> }>;
+  /** a batch failed: nothing more is handed out until the partition's batches settle, then it starts again from the commit */
+  failed: boolean;
+  /** group generation it was handed out in: after a rebalance the partition starts again from the commit */
+  generation: number;
+}
+
 class MemoryConsumer implements Consumer {
   private group?: Group;
   private assignment: Array<[string, number]> = [];
   private generation = -1;
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<string, PartitionFlight>();
   private handler?: BatchHandler;
   private running = false;
   private wake?: () => void;
@@ -286,6 +297,8 @@ class MemoryConsumer implements Consumer {
   ready(): Promise<void> { return this.readyPromise; }
 
   private paused = false;
+  /** stopping: nothing more is handed out */
+  private draining = false;
   pause(): void { this.paused = true; }
   resume(): void { this.paused = false; this.wake?.(); }
 
@@ -297,32 +310,70 @@ class MemoryConsumer implements Consumer {
     this.loop = this.poll();
   }
 
+  /**
+   * Hands out batches: per partition up to `maxInFlightBatches` at once (as the Kafka
+   * transport), each from where the last one ended; a partition's offsets are committed
+   * in order, each once its batch and every earlier one are done. A failed batch is
+   * delivered again with everything after it, after a 100 ms back-off.
+   */
   private async poll(): Promise<void> {
     const max = this.options.maxBatchSize ?? 500;
+    const maxInFlight = Math.max(1, this.options.maxInFlightBatches ?? 1);
     while (this.running) {
       let started = false;
       for (const [topic, partition] of this.paused ? [] : this.assignment) {
         const k = `${topic}:${partition}`;
-        if (this.inFlight.has(k)) continue;
-        const from = Math.max(this.group!.committed.get(k) ?? 0, this.log.startOffset(topic, partition));
+        let f = this.inFlight.get(k);
+        if (f && f.generation !== this.generation) {
+          if (f.batches.length > 0) continue;
+          this.inFlight.delete(k);
+          f = undefined;
+        }
+        if (this.draining || (f && (f.failed || f.batches.filter((b) => b.state === 'running').length >= maxInFlight))) continue;
+        const committed = Math.max(this.group!.committed.get(k) ?? 0, this.log.startOffset(topic, partition));
+        const from = f ? Math.max(f.next, this.log.startOffset(topic, partition)) : committed;
         const messages = this.log.read(topic, partition, from, max);
         if (messages.length === 0) continue;
         started = true;
+        if (!f) { f = { next: from, batches: [], failed: false, generation: this.generation }; this.inFlight.set(k, f); }
+        const flight = f;
         const generation = this.generation;
         const batch: Batch = { topic, partition, messages };
-        const done = this.handler!(batch).then(
-          () => {
-            // a member that lost the partition in a rebalance must not commit (Kafka: CommitFailedException)
-            if (this.running && generation === this.group!.generation) this.group!.committed.set(k, messages[messages.length - 1]!.offset + 1);
-          },
+        const end = messages[messages.length - 1]!.offset + 1;
+        flight.next = end;
+        const entry = { end, state: 'running' as 'running' | 'done' | 'failed', promise: Promise.resolve() };
+        flight.batches.push(entry);
+        entry.promise = this.handler!(batch).then(
+          () => { entry.state = 'done'; },
           (err: unknown) => {
+            entry.state = 'failed';
+            flight.failed = true;
             this.log.events.emit('handler-error', err, batch);
-            return new Promise<void>((r) => setTimeout(r, 100)); // back off, then redeliver
           },
-        ).finally(() => { this.inFlight.delete(k); this.wake?.(); });
-        this.inFlight.set(k, done);
+        ).then(() => {
+          // commit the done prefix (a member that lost the partition in a rebalance must not: Kafka's CommitFailedException)
+          while (flight.batches[0]?.state === 'done') {
+            const done = flight.batches.shift()!;
+            if (this.running && generation === this.group!.generation) this.group!.committed.set(k, done.end);
+          }
+          if (flight.batches.every((b) => b.state !== 'running') && (flight.failed || flight.batches.length === 0)) {
+            const retry = flight.failed;
+            // start again from the commit: a failed batch and the ones after it are delivered again
+            if (this.inFlight.get(k) === flight) {
+              if (retry) return new Promise<void>((r) => setTimeout(r, 100)).then(() => { if (this.inFlight.get(k) === flight) this.inFlight.delete(k); });
+              this.inFlight.delete(k);
+            }
+          }
+          return undefined;
+        }).finally(() => this.wake?.());
       }
-      if (!started) await new Promise<void>((r) => { this.wake = r; setTimeout(r, 1000); });
+      if (!started) {
+        await new Promise<void>((r) => {
+          // woken by an append, a finished batch or an assignment; else looks again after 1 s
+          const timer = setTimeout(r, 1000);
+          this.wake = () => { clearTimeout(timer); r(); };
+        });
+      }
       this.wake = undefined;
       await Promise.resolve();
     }
@@ -330,7 +381,8 @@ class MemoryConsumer implements Consumer {
 
   async stop(): Promise<void> {
     if (!this.running) return;
-    await Promise.all(this.inFlight.values());
+    this.draining = true;
+    await Promise.all([...this.inFlight.values()].flatMap((f) => f.batches.map((b) => b.promise)));
     this.halt();
     await this.loop;
   }

@@ -1,11 +1,12 @@
 /**
  * What a worker writes for a micro-batch: each item's result to the reply topic its
- * request named (with the item's queue and inference times in headers), and, for the
+ * request named (with the item's queue and inference times in headers; the items of one
+ * several-item request event together in one `<capability>/results` event), and, for the
  * items nobody bills at delivery (bulk producers; header `billing`), usage events and
  * outcome events (schemas/common/outcome.avsc), all in one produce call.
  */
-import { resultSchemaOf, usageFieldsOf, usageQuantity, type Capability } from '../capabilities/index.ts';
-import type { EventCodec, RequestSchema, ResultSchema } from '../events/codec.ts';
+import { resultSchemaOf, resultsSchemaOf, usageFieldsOf, usageQuantity, type Capability } from '../capabilities/index.ts';
+import type { EventCodec, RequestSchema, ResultSchema, ResultsSchema } from '../events/codec.ts';
 import type { ItemResult, OutcomeEvent, SchemaValues, UsageEvent } from '../events/contract.ts';
 import { languageFields, outcomeMessage, statusOf } from '../events/outcomes.ts';
 import { failed } from '../events/results.ts';
@@ -13,8 +14,12 @@ import { H } from '../events/topics.ts';
 import type { ErrorCode } from '../lib/errors.ts';
 import type { ConsumedMessage, OutgoingMessage, Producer } from '../transport/types.ts';
 
-/** An item a worker took from its request topic: the event, its decoded value, and when the worker took it (ms since the epoch). */
-export interface Item { msg: ConsumedMessage; input: SchemaValues[RequestSchema]; takenAt?: number; }
+/**
+ * An item a worker took from its request topic: the event, its decoded value, its
+ * position in the event when the event holds several items (`<capability>/requests`;
+ * undefined for a one-item event), and when the worker took it (ms since the epoch).
+ */
+export interface Item { msg: ConsumedMessage; input: SchemaValues[RequestSchema]; index?: number; takenAt?: number; }
 
 /** When an item's micro-batch started (ms since the epoch) and how long it ran (ms). */
 export interface RunTiming { startedAt: number; inferenceMs: number; }
@@ -39,6 +44,16 @@ export function requestOf(msg: ConsumedMessage): { requestId: string; itemIndex:
   };
 }
 
+/**
+ * Request id and item index of an item: those of its event ({@link requestOf}), the
+ * index moved by the item's position in a several-item event (whose correlation id
+ * names its first item).
+ */
+export function itemIdOf(item: Item): { requestId: string; itemIndex: number } {
+  const r = requestOf(item.msg);
+  return item.index === undefined ? r : { requestId: r.requestId, itemIndex: r.itemIndex + item.index };
+}
+
 /** Messages grouped by topic, for one `sendBatch`. */
 export function groupByTopic(entries: TopicMessages): Array<{ topic: string; messages: OutgoingMessage[] }> {
   const by = new Map<string, OutgoingMessage[]>();
@@ -52,21 +67,39 @@ export function groupByTopic(entries: TopicMessages): Array<{ topic: string; mes
 /** See the module comment. */
 export class ResultPublisher {
   private readonly resultSchema: ResultSchema;
+  private readonly resultsSchema: ResultsSchema;
 
   /** @param outcomesTopic where outcome events of bulk items go (none: not written) */
   constructor(private readonly capability: Capability, private readonly codec: EventCodec, private readonly producer: Producer, private readonly usageTopic: string, private readonly outcomesTopic?: string) {
     this.resultSchema = resultSchemaOf(capability);
+    this.resultsSchema = resultsSchemaOf(capability);
   }
 
   /** The result event of an item, for the reply topic its request named. */
   async resultMessage(msg: ConsumedMessage, result: ItemResult, timing?: { queueMs: number; inferenceMs: number }): Promise<OutgoingMessage> {
+    return this.reply(msg, await this.codec.encode(this.resultSchema, result as SchemaValues[ResultSchema]), timing);
+  }
+
+  /**
+   * The result event of some items of a several-item request event (`<capability>/results`,
+   * header `items` as the request's), for the reply topic it named.
+   * @param entries each item's position in the request event and its result
+   */
+  async resultsMessage(msg: ConsumedMessage, entries: Array<{ index: number; result: ItemResult }>, timing?: { queueMs: number; inferenceMs: number }): Promise<OutgoingMessage> {
+    const value = await this.codec.encode(this.resultsSchema, { items: entries } as SchemaValues[ResultsSchema]);
+    const m = this.reply(msg, value, timing);
+    m.headers![H.items] = msg.headers[H.items] ?? String(entries.length);
+    return m;
+  }
+
+  private reply(msg: ConsumedMessage, value: Buffer, timing?: { queueMs: number; inferenceMs: number }): OutgoingMessage {
     const h = msg.headers;
     return {
       partition: h[H.replyPartition] !== undefined ? Number(h[H.replyPartition]) : undefined,
       // keyless: on a reply topic without a named partition, a micro-batch's results
       // then stay together in one record batch (sticky partitioning)
       key: null,
-      value: await this.codec.encode(this.resultSchema, result as SchemaValues[ResultSchema]),
+      value,
       // the correlation id and capability; request-id and item-index only when the request
       // named them (bulk producers match results by them)
       headers: {
@@ -78,10 +111,16 @@ export class ResultPublisher {
     };
   }
 
-  /** A failure result for an event's reply topic; null when it names none. */
-  async failureMessage(msg: ConsumedMessage, code: ErrorCode, error: string): Promise<TopicMessages> {
+  /**
+   * A failure result for every item of an event (one that does not decode), for its
+   * reply topic; none when it names no reply topic.
+   * @param items items the event claims to hold (its `items` header, capped by the caller); undefined for a one-item event
+   */
+  async failureMessage(msg: ConsumedMessage, code: ErrorCode, error: string, items?: number): Promise<TopicMessages> {
     const topic = msg.headers[H.replyTopic];
-    return topic ? [{ topic, m: await this.resultMessage(msg, failed(code, error)) }] : [];
+    if (!topic) return [];
+    const r = failed(code, error);
+    return [{ topic, m: items === undefined ? await this.resultMessage(msg, r) : await this.resultsMessage(msg, Array.from({ length: items }, (_, index) => ({ index, result: r }))) }];
   }
 
   /**
@@ -94,15 +133,24 @@ export class ResultPublisher {
     const entries: TopicMessages = [];
     const usage = new Map<string, UsageEvent[]>();
     const outcomes = new Map<string, OutcomeEvent[]>();
+    // the results of a several-item request event's items, together (its items were taken at once: one queue time)
+    const grouped = new Map<ConsumedMessage, { entries: Array<{ index: number; result: ItemResult }>; times?: { queueMs: number; inferenceMs: number } }>();
     const now = Date.now();
     for (const [i, item] of items.entries()) {
       const r = results[i]!;
       const h = item.msg.headers;
       const times = timing ? { queueMs: Math.max(0, timing.startedAt - (item.takenAt ?? timing.startedAt)), inferenceMs: timing.inferenceMs } : undefined;
-      if (h[H.replyTopic]) entries.push({ topic: h[H.replyTopic]!, m: await this.resultMessage(item.msg, r, times) });
+      if (h[H.replyTopic]) {
+        if (item.index === undefined) entries.push({ topic: h[H.replyTopic]!, m: await this.resultMessage(item.msg, r, times) });
+        else {
+          const g = grouped.get(item.msg);
+          if (g) g.entries.push({ index: item.index, result: r });
+          else grouped.set(item.msg, { entries: [{ index: item.index, result: r }], times });
+        }
+      }
       // the gateway bills and reports what it delivers; bulk items are billed and reported here, as they are published
       if (h[H.billing] === 'at-delivery') continue;
-      const { requestId, itemIndex } = requestOf(item.msg);
+      const { requestId, itemIndex } = itemIdOf(item);
       const keyId = h[H.keyId] ?? 'anonymous';
       const quantity = r.output ? usageQuantity(this.capability, r.output as Record<string, unknown>) : 0;
       if (r.output) {
@@ -123,6 +171,7 @@ export class ResultPublisher {
         });
       }
     }
+    for (const [msg, g] of grouped) entries.push({ topic: msg.headers[H.replyTopic]!, m: await this.resultsMessage(msg, g.entries, g.times) });
     for (const [keyId, events] of usage) {
       entries.push({ topic: this.usageTopic, m: { key: keyId, value: await this.codec.encode('common/usage', { events }) } });
     }

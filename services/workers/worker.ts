@@ -11,11 +11,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { requestSchemaOf } from '../capabilities/index.ts';
+import { requestSchemaOf, requestsSchemaOf } from '../capabilities/index.ts';
 import type { RequestSchema } from '../events/codec.ts';
 import type { ItemResult } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
-import { H, topicsFor, type Topics } from '../events/topics.ts';
+import { H, MAX_EVENT_ITEMS, topicsFor, type Topics } from '../events/topics.ts';
 import { ServiceError } from '../lib/errors.ts';
 import { cancelledItems, expiredItems, microBatchSize, queueDepth, stoppedItems } from '../lib/metrics.ts';
 import { MODEL_DEFAULTS, type DynamicBatching } from '../models/config.ts';
@@ -28,7 +28,7 @@ import { AttemptCounter, deadLetter } from './dead-letter.ts';
 import { EngineError, runControl, type RunControl } from './engines/types.ts';
 import { WorkerModels } from './models.ts';
 import { workerSettings, type WorkerOptions, type WorkerSettings } from './options.ts';
-import { ResultPublisher, groupByTopic, requestOf, type Item, type TopicMessages } from './publisher.ts';
+import { ResultPublisher, groupByTopic, itemIdOf, requestOf, type Item, type TopicMessages } from './publisher.ts';
 
 export type { WorkerOptions, WorkerSettings } from './options.ts';
 
@@ -151,26 +151,39 @@ export class CapabilityWorker {
     const work: Array<Promise<unknown>> = [];
     const poison: TopicMessages = [];
     for (const msg of batch.messages) {
-      let input: Item['input'];
+      // a several-item event (header `items`) or a one-item event
+      const claimed = msg.headers[H.items];
+      let inputs: Array<Item['input']>;
       try {
-        input = await this.opts.codec.decode(this.requestSchema, msg.value);
+        if (claimed === undefined) inputs = [await this.opts.codec.decode(this.requestSchema, msg.value)];
+        else {
+          inputs = (await this.opts.codec.decode(requestsSchemaOf(this.opts.capability), msg.value)).items;
+          if (String(inputs.length) !== claimed) throw new Error(`it holds ${inputs.length} items, its header says ${claimed}`);
+          if (inputs.length > MAX_EVENT_ITEMS) throw new Error(`it holds ${inputs.length} items, more than ${MAX_EVENT_ITEMS}`);
+        }
       } catch (err) {
         // a poison event: answer it (when it names a reply topic) and park it in the dead-letter topic
-        const error = `request event does not decode with schema ${this.requestSchema}: ${(err as Error).message}`;
+        const schema = claimed === undefined ? this.requestSchema : requestsSchemaOf(this.opts.capability);
+        const error = `request event does not decode with schema ${schema}: ${(err as Error).message}`;
         this.log.error({ err, offset: msg.offset, partition: msg.partition, correlationId: msg.headers[H.correlationId] }, 'undecodable request event sent to the dead-letter topic');
-        poison.push({ topic: this.topics.deadLetter(this.opts.capability), m: deadLetter(msg, error, 1) }, ...await this.publisher.failureMessage(msg, 'INVALID_REQUEST', error));
+        const items = claimed === undefined ? undefined : Math.min(MAX_EVENT_ITEMS, Math.max(0, Math.trunc(Number(claimed)) || 0));
+        poison.push({ topic: this.topics.deadLetter(this.opts.capability), m: deadLetter(msg, error, 1) }, ...await this.publisher.failureMessage(msg, 'INVALID_REQUEST', error, items));
         continue;
       }
       const deadline = Number(msg.headers[H.deadline] ?? Infinity);
-      if (deadline <= Date.now()) { expiredItems.inc({ model: input.model }); continue; }
-      if (this.cancellations.has(msg)) { cancelledItems.inc({ model: input.model }); continue; }
-      // a consumed batch larger than the queue waits for room instead of being refused
-      const { result } = await this.batcher(input.model).enqueue({ msg, input, takenAt: Date.now() }, deadline);
+      if (deadline <= Date.now()) { for (const input of inputs) expiredItems.inc({ model: input.model }); continue; }
+      if (this.cancellations.has(msg)) { for (const input of inputs) cancelledItems.inc({ model: input.model }); continue; }
+      const takenAt = Date.now();
+      for (let i = 0; i < inputs.length; i++) {
+        const item: Item = { msg, input: inputs[i]!, index: claimed === undefined ? undefined : i, takenAt };
+        // a consumed batch larger than the queue waits for room instead of being refused
+        const { result } = await this.batcher(item.input.model).enqueue(item, deadline);
+        work.push(result.then((o) => o.published, (err: unknown) => {
+          if (err instanceof ServiceError) return this.publisher.publish([item], [failed(err.code, err.message)]);
+          throw err;
+        }));
+      }
       this.applyBackpressure();
-      work.push(result.then((o) => o.published, (err: unknown) => {
-        if (err instanceof ServiceError) return this.publisher.publish([{ msg, input }], [failed(err.code, err.message)]);
-        throw err;
-      }));
     }
     if (poison.length > 0) await this.producer.sendBatch(groupByTopic(poison));
     this.applyBackpressure();
@@ -238,11 +251,12 @@ export class CapabilityWorker {
         if (err instanceof EngineError) {
           results = items.map(() => failed(err.code, err.message));
         } else {
+          // attempts are counted per request event (the items of a several-item event crash together)
           const max = this.settings.dlqMaxAttempts;
-          const exhausted = items.filter((i) => this.attempts.count(i.msg) >= max);
+          const exhausted = [...new Set(items.map((i) => i.msg))].filter((msg) => this.attempts.count(msg) >= max);
           if (exhausted.length === 0) throw err;
           const error = `inference failed ${max} times: ${(err as Error).message}`;
-          await this.producer.send(this.topics.deadLetter(this.opts.capability), exhausted.map((i) => deadLetter(i.msg, error, max)));
+          await this.producer.send(this.topics.deadLetter(this.opts.capability), exhausted.map((msg) => deadLetter(msg, error, max)));
           results = items.map(() => failed('INFERENCE_FAILED', error));
         }
       } finally {
@@ -253,7 +267,7 @@ export class CapabilityWorker {
         else if (r.failure?.code === 'DEADLINE_EXCEEDED') stoppedItems.inc({ model, reason: 'expired' });
       }
     }
-    this.log.debug({ model, size: items.length, correlationIds: items.map((i) => i.msg.headers[H.correlationId]) }, 'micro-batch done');
+    this.log.debug({ model, size: items.length, correlationIds: items.map((i) => { const id = itemIdOf(i); return `${id.requestId}:${id.itemIndex}`; }) }, 'micro-batch done');
     const published = this.publisher.publish(items, results, { startedAt, inferenceMs: Date.now() - startedAt });
     // every item's handler awaits it; this keeps a failed produce from going unhandled
     published.catch(() => undefined);

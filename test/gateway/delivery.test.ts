@@ -18,7 +18,8 @@ describe('billing at delivery', () => {
     await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
     const r = await post(svc, '/v1/language-id/batch', { texts: ['Good morning to you', 'Bonjour à vous', 'Guten Morgen'], model: 'lid-lite-608' });
     expect(r.body.usage).toEqual({ texts: 3 });
-    await until(async () => (await svc.ledger.count()) === 3, 5000, 'ledger');
+    // the request's three texts are one usage event (issue 17: folded per request, capability and model)
+    await until(async () => (await svc.ledger.count()) === 1, 5000, 'ledger');
     const [row] = await svc.ledger.report();
     expect(row).toMatchObject({ capability: 'language_id', unit: 'texts', quantity: 3, requests: 1 });
   });

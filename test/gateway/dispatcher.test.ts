@@ -1,7 +1,8 @@
 /**
  * The dispatcher (issue 12, item 9), on the embedded log with a stand-in worker that
- * answers from the request topic: the request events and their headers, results in
- * order, usage noted for billing at delivery, and cancellation when the client goes away.
+ * answers from the request topic: the request events and their headers (a batch's items
+ * together, issue 17), results in order, usage noted for billing at delivery, and
+ * cancellation when the client goes away.
  */
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { AvroCodec } from '../../services/events/codec.ts';
 import { failed } from '../../services/events/results.ts';
 import { H, topicsFor } from '../../services/events/topics.ts';
 import { Correlator } from '../../services/gateway/correlator.ts';
-import { Dispatcher, type DispatchContext } from '../../services/gateway/dispatcher.ts';
+import { Dispatcher, ITEMS_PER_EVENT, type DispatchContext } from '../../services/gateway/dispatcher.ts';
 import { LiveWorkers } from '../../services/gateway/live-workers.ts';
 import { RequestEnd } from '../../services/gateway/request-end.ts';
 import { MemoryTransport } from '../../services/transport/memory.ts';
@@ -37,9 +38,21 @@ async function setup(answer: (m: ConsumedMessage, text: string) => Promise<Buffe
   await worker.run(async (b) => {
     for (const m of b.messages) {
       seen.push(m);
-      const { text } = await codec.decode('language-id/request', m.value);
-      const value = await answer(m, text);
-      if (value) await transport.producer().send(m.headers[H.replyTopic]!, [{ partition: 0, value, headers: { [H.correlationId]: m.headers[H.correlationId]!, [H.capability]: 'language-id' } }]);
+      const headers = { [H.correlationId]: m.headers[H.correlationId]!, [H.capability]: 'language-id' };
+      if (m.headers[H.items] === undefined) {
+        const { text } = await codec.decode('language-id/request', m.value);
+        const value = await answer(m, text);
+        if (value) await transport.producer().send(m.headers[H.replyTopic]!, [{ partition: 0, value, headers }]);
+        continue;
+      }
+      // a several-item event: each item answered in a result event of its own, last item first
+      const { items } = await codec.decode('language-id/requests', m.value);
+      for (let index = items.length - 1; index >= 0; index--) {
+        const value = await answer(m, items[index]!.text);
+        if (!value) continue;
+        const result = await codec.decode('language-id/result', value);
+        await transport.producer().send(m.headers[H.replyTopic]!, [{ partition: 0, value: await codec.encode('language-id/results', { items: [{ index, result }] }), headers: { ...headers, [H.items]: m.headers[H.items]! } }]);
+      }
     }
   });
   stops.push(async () => { await worker.stop(); await correlator.stop(); await live.stop(); });
@@ -51,20 +64,36 @@ const input = (text: string) => ({ text, model: 'lid-lite-608', mode: 'traffic' 
 const output = (text: string) => ({ language: text, script: 'Latn', label: `${text}_Latn`, languageName: text, confidence: 1, top: [], warnings: [], text: null });
 
 describe('Dispatcher', () => {
-  it('writes one event per item with the routing headers, returns results in order and notes the successful ones for billing', async () => {
+  it('writes a batch\'s items in one event with the routing headers, returns results in order and notes the successful ones for billing', async () => {
     const { dispatcher, seen } = await setup(async (_m, text) => codec.encode('language-id/result', text === 'bad' ? failed('INVALID_REQUEST', 'no') : { output: output(text), failure: null }));
     const c = ctx();
     const results = await dispatcher.dispatch<{ language: string }>('language-id', 'lid-lite-608', [input('eng'), input('bad'), input('fra')], c);
     expect(results.map((r) => r.output?.language ?? r.failure?.code)).toEqual(['eng', 'INVALID_REQUEST', 'fra']);
-    expect(seen.map((m) => m.headers[H.correlationId])).toEqual(['req-1:0', 'req-1:1', 'req-1:2']);
-    expect(seen[0]!.headers).toMatchObject({ [H.replyTopic]: topics.replies('g1'), [H.replyPartition]: '0', [H.keyId]: 'key-1', [H.billing]: 'at-delivery', [H.deadline]: String(c.deadline) });
+    expect(seen.map((m) => m.headers[H.correlationId])).toEqual(['req-1:0']);
+    expect(seen[0]!.headers).toMatchObject({ [H.replyTopic]: topics.replies('g1'), [H.replyPartition]: '0', [H.keyId]: 'key-1', [H.billing]: 'at-delivery', [H.deadline]: String(c.deadline), [H.items]: '3' });
     expect(c.usage).toEqual([
       { itemIndex: 0, capability: 'language-id', model: 'lid-lite-608', quantity: 1 },
       { itemIndex: 2, capability: 'language-id', model: 'lid-lite-608', quantity: 1 },
     ]);
-    // a second dispatch of the same request numbers its items on
+    // a second dispatch of the same request numbers its items on; one item is a one-item event
     await dispatcher.dispatch('language-id', 'lid-lite-608', [input('deu')], c);
-    expect(seen[3]!.headers[H.correlationId]).toBe('req-1:3');
+    expect(seen[1]!.headers[H.correlationId]).toBe('req-1:3');
+    expect(seen[1]!.headers[H.items]).toBeUndefined();
+    // more than ITEMS_PER_EVENT items: 64 to an event
+    const many = Array.from({ length: ITEMS_PER_EVENT + 6 }, (_, i) => input(`l${i}`));
+    const rs = await dispatcher.dispatch<{ language: string }>('language-id', 'lid-lite-608', many, c);
+    expect(rs.map((r) => r.output!.language)).toEqual(many.map((m) => m.text));
+    expect(seen.slice(2).map((m) => [m.headers[H.correlationId], m.headers[H.items]])).toEqual([['req-1:4', '64'], ['req-1:68', '6']]);
+    expect(c.usage.map((u) => u.itemIndex)).toEqual([0, 2, 3, ...many.map((_, i) => 4 + i)]);
+  });
+
+  it('answers the items with no result at the deadline with 504 and keeps those that came', async () => {
+    const { dispatcher } = await setup(async (_m, text) => (text === 'slow' ? null : codec.encode('language-id/result', { output: output(text), failure: null })));
+    const c = { ...ctx(), deadline: Date.now() + 300 };
+    const results = await dispatcher.dispatch<{ language: string }>('language-id', 'lid-lite-608', [input('eng'), input('slow'), input('fra')], c);
+    expect(results.map((r) => r.output?.language ?? r.failure?.code)).toEqual(['eng', 'DEADLINE_EXCEEDED', 'fra']);
+    expect(results[1]!.failure!.status).toBe(504);
+    expect(c.usage.map((u) => u.itemIndex)).toEqual([0, 2]);
   });
 
   it('refuses a model no live worker serves before writing anything', async () => {
@@ -80,7 +109,7 @@ describe('Dispatcher', () => {
     const end = new RequestEnd();
     const c = ctx(end);
     const pending = dispatcher.dispatch('language-id', 'lid-lite-608', [input('eng'), input('fra')], c);
-    await until(() => correlator.size === 2, 2000, 'items waiting');
+    await until(() => correlator.size === 1, 2000, 'request event waiting');
     end.close(); // the response closed before it was written out
     await expect(pending).rejects.toMatchObject({ code: 'CANCELLED' });
     expect(correlator.size).toBe(0);

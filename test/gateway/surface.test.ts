@@ -156,7 +156,7 @@ describe('GET /metrics', () => {
 describe('GET /v1/usage', () => {
   it("reports the caller's usage per capability, model and unit", async () => {
     await post(svc, '/v1/language-id/batch', { texts: ['one text here', 'and another one'], model: 'lid-lite-608' });
-    await until(async () => (await svc.ledger.count()) >= 3, 5000, 'ledger');
+    await until(async () => (await svc.ledger.report()).some((r) => r.model === 'lid-lite-608' && r.quantity >= 3), 5000, 'ledger');
     const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/usage', headers: AUTH });
     const body = res.json();
     expect(res.statusCode).toBe(200);

@@ -56,6 +56,41 @@ describe('MemoryTransport', () => {
     await c2.stop();
   });
 
+  it('hands out up to maxInFlightBatches batches of a partition at once, commits them in order, and redelivers a failed one with those after it (issue 17)', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 1 });
+    const lag = () => t.consumerLag('g', 't');
+    const releases: Array<() => void> = [];
+    const got: string[] = [];
+    let failOnce = true;
+    const c = t.consumer({ groupId: 'g', topics: ['t'], fromBeginning: true, maxInFlightBatches: 3, maxBatchSize: 1 });
+    await c.run(async (b) => {
+      const v = b.messages[0]!.value.toString();
+      got.push(v);
+      await new Promise<void>((r) => releases.push(r));
+      if (v === 'b' && failOnce) { failOnce = false; throw new Error('b fails once'); }
+    });
+    await t.producer().send('t', ['a', 'b', 'c', 'd'].map((v) => msg(v)));
+    // three batches at once, the fourth waits for room
+    await until(() => got.length === 3);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(got).toEqual(['a', 'b', 'c']);
+    // c finishes first: nothing is committed before a and b are done
+    releases[2]!();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await lag()).toBe(4);
+    expect(got).toEqual(['a', 'b', 'c', 'd']);
+    releases[0]!();
+    await until(async () => (await lag()) === 3);
+    // b fails: b and everything after it are delivered again, after a and before anything is skipped
+    releases[1]!(); releases[3]!();
+    await until(() => got.length === 7);
+    expect(got.slice(4)).toEqual(['b', 'c', 'd']);
+    expect(await lag()).toBe(3);
+    for (const r of releases.slice(4)) r();
+    await until(async () => (await lag()) === 0);
+    await c.stop();
+  });
+
   it('shares partitions in a group and moves them when a member leaves without committing', async () => {
     const t = new MemoryTransport({ defaultPartitions: 4 });
     await t.ensureTopics([{ name: 't', partitions: 4 }]);
