@@ -33,6 +33,16 @@ import { ResultPublisher, groupByTopic, itemIdOf, requestOf, type Item, type Top
 export type { WorkerOptions, WorkerSettings } from './options.ts';
 
 /**
+ * Micro-batches handed to each inference thread at once (non-continuous batching): one
+ * running and the next already waiting in the thread's message queue, so the thread
+ * starts it the moment the first ends instead of waiting for the event loop to answer
+ * its message and form the next one while it parses requests (issue 17: batch of 64 at
+ * 4 clients, embedded, 385 → 445 requests/s; the thread was idle 42 % of the time). The
+ * next micro-batch is formed from what waits when it is handed over.
+ */
+export const MICRO_BATCHES_PER_THREAD = 2;
+
+/**
  * What the micro-batcher hands back for an item: its result, and the publication of its
  * micro-batch's results and usage, which goes on after the batcher has moved to the next
  * micro-batch (so inference never waits for the broker's acknowledgement).
@@ -212,7 +222,7 @@ export class CapabilityWorker {
             maxQueueDelayMs: batching.max_queue_delay_ms,
             maxQueueSize: batching.max_queue_size,
             preferredBatchSizes: cfg?.dynamic_batching.preferred_batch_size,
-            concurrency: instances,
+            concurrency: instances * MICRO_BATCHES_PER_THREAD,
             ...this.opts.batchPolicy,
           },
         (items) => this.runMicroBatch(model, items),
