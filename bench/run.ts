@@ -138,8 +138,9 @@ const servers = [
   ['pipeline with outcome events', 'services/main.ts', 18183, { OUTCOME_EVENTS: 'true' }],
   ['direct', 'bench/direct-server.ts', 18182, {}],
 ] as const;
-const children = servers.map(([, script, port, env]) => start(script, port, env));
-try {
+// BENCH_EMBEDDED=0: the Kafka rows and bulk ingestion only
+const children = process.env.BENCH_EMBEDDED === '0' ? [] : servers.map(([, script, port, env]) => start(script, port, env));
+if (children.length > 0) try {
   await Promise.all(servers.map(([, , port]) => ready(port)));
   for (const [kind, path, bodies, connections, texts] of [
     ['single', '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1],
@@ -218,8 +219,16 @@ console.log(`\n/v1/language-id, model ${MODEL}, ${DURATION} s per row, ${CONNECT
 console.table(rows);
 console.log('CPU per request and per text, from each process\'s own CPU time over its row (all its threads; /proc/<pid>/stat):');
 console.table(cpuRows);
-const ratio = (a: string, b: string) => (rows.find((r) => r.scenario === a)!['requests/s'] / rows.find((r) => r.scenario === b)!['requests/s']).toFixed(2);
+const rps = (scenario: string) => rows.find((r) => r.scenario === scenario)?.['requests/s'] ?? NaN;
+const ratio = (a: string, b: string) => (rps(a) / rps(b)).toFixed(2);
 console.log(`pipeline/direct throughput: single ${ratio('pipeline single', 'direct single')}, batch ${ratio('pipeline batch of 64', 'direct batch of 64')}`);
+console.log(`pipeline with outcome events (the default)/direct throughput: single ${ratio('pipeline with outcome events single', 'direct single')}, batch ${ratio('pipeline with outcome events batch of 64', 'direct batch of 64')}`);
+// the Kafka services write outcome events (the default) but run no analytics consumer
+const p99 = (scenario: string) => rows.find((r) => r.scenario === scenario)?.['p99 ms'] ?? NaN;
+for (const [kind, emb] of [['single', 'pipeline single'], ['batch of 64', 'pipeline batch of 64']] as const) {
+  const withEvents = emb.replace('pipeline', 'pipeline with outcome events');
+  console.log(`kafka/embedded ${kind}: throughput ${ratio(`kafka ${kind}`, emb)} (${ratio(`kafka ${kind}`, withEvents)} against the row with outcome events), p99 ${(p99(`kafka ${kind}`) / p99(emb)).toFixed(2)} (${(p99(`kafka ${kind}`) / p99(withEvents)).toFixed(2)})`);
+}
 console.log(`with/without outcome events: single ${ratio('pipeline with outcome events single', 'pipeline single')}, batch ${ratio('pipeline with outcome events batch of 64', 'pipeline batch of 64')}`);
 if (bulk) console.log(bulk);
 const failed = rows.filter((r) => r.errors > 0);

@@ -3,7 +3,8 @@
  * queue up to `maxQueueSize`; a micro-batch runs when `maxBatchSize` items wait or the
  * oldest has waited `maxQueueDelayMs`, cut to the largest preferred batch size that fits
  * when the model names some; up to `concurrency` micro-batches run at once (the model's
- * instance_count); an item whose deadline passed while queued, or that was cancelled, is
+ * instance_count), and `queuedAhead` more (of at least a quarter of maxBatchSize items) may be handed over to wait in the
+ * backend's queue; an item whose deadline passed while queued, or that was cancelled, is
  * not run.
  */
 import { ServiceError } from '../lib/errors.ts';
@@ -15,6 +16,12 @@ export interface BatchPolicy {
   maxQueueSize: number;
   /** micro-batches run at once (default 1) */
   concurrency?: number;
+  /**
+   * more micro-batches that may be handed over while `concurrency` run, to wait in the
+   * inference thread's queue, each only when at least a quarter of maxBatchSize items
+   * wait (default 0)
+   */
+  queuedAhead?: number;
   /** batch sizes the model runs best at (Triton's preferred_batch_size) */
   preferredBatchSizes?: number[];
 }
@@ -70,7 +77,12 @@ export class MicroBatcher<I, R> {
     });
   }
 
-  private get busy(): boolean { return this.running >= (this.policy.concurrency ?? 1); }
+  /** No micro-batch may be handed over now: all slots taken, or only ahead slots free and fewer than a quarter of maxBatchSize items waiting. */
+  private get busy(): boolean {
+    const c = this.policy.concurrency ?? 1;
+    if (this.running < c) return false;
+    return this.running >= c + (this.policy.queuedAhead ?? 0) || this.queue.length < Math.ceil(this.policy.maxBatchSize / 4);
+  }
 
   /** Items in a micro-batch taken from `available` waiting: at most maxBatchSize, cut to the largest preferred size that fits. */
   private batchSize(available: number): number {
