@@ -5,7 +5,8 @@
  * and counted. A request event of several items (schema `<capability>/requests`) is one
  * pending entry with a slot per item; its results may come in several result events
  * (`<capability>/results`, one per micro-batch that ran some of its items), and it
- * resolves once every slot is filled, or at the deadline with what came. Each gateway instance has its own reply topic and its own consumer
+ * resolves once every slot is filled, or at the deadline with what came.
+ * Each gateway instance has its own reply topic and its own consumer
  * group on it, so no other member joins and no rebalance moves its replies.
  */
 import type { Logger } from 'pino';

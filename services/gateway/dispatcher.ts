@@ -113,9 +113,7 @@ export class Dispatcher {
         : await this.codec.encode(requestsSchemaOf(capability), { items } as SchemaValues[ReturnType<typeof requestsSchemaOf>]);
       events.push({ first, count: items.length, correlationId: `${ctx.requestId}:${base + first}`, value });
     }
-    const waits = events.map((e) => (e.count === 1
-      ? this.correlator.expect(e.correlationId, ctx.deadline).then((r) => [r])
-      : this.correlator.expectItems(e.correlationId, e.count, ctx.deadline)));
+    const waits = events.map((e) => this.correlator.expectItems(e.correlationId, e.count, ctx.deadline));
     const messages = events.map((e) => ({
       // keyless: request events need no order, and the Kafka producer then puts a whole
       // linger window into one partition (sticky partitioning, KIP-480)
