@@ -13,7 +13,7 @@
  * broker keeps what `retention.bytes` and `retention.ms` say, by default a week
  * whatever the size, so there the source needs no pacing). Every line must be in the
  * corpus files exactly once. The Kafka rows
- * need Debian's python3-confluent-kafka (skipped without it, or with BENCH_KAFKA=0).
+ * need Debian's python3-confluent-kafka (skipped without it, or with BENCH_KAFKA=0; BENCH_EMBEDDED=0 skips the embedded and direct rows, BENCH_KAFKA_ROWS=0 the Kafka HTTP rows).
  *
  * Environment: BENCH_DURATION (s per row, default 10), BENCH_ROUNDS (parts each embedded
  * and direct row is measured in, alternating with the rows it is compared with; default
@@ -168,9 +168,15 @@ if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
     const pids: Record<string, number> = Object.fromEntries(k.procs.map((p) => [p.name, p.child.pid!]));
     const broker = k.kafka.pid?.();
     if (broker) pids['mock cluster'] = broker;
-    rows.push(await load('kafka single', k.gateway, '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1, pids));
-    rows.push(await load('kafka batch of 64', k.gateway, '/v1/language-id/batch', [{ texts: BATCH, model: MODEL }], BATCH_CONNECTIONS, 64, pids));
-    // bulk ingestion: file → language-ID topic → worker → corpus files
+    // BENCH_KAFKA_ROWS=0: bulk ingestion only
+    if (process.env.BENCH_KAFKA_ROWS !== '0') {
+      rows.push(await load('kafka single', k.gateway, '/v1/language-id', SENTENCES.map((text) => ({ text, model: MODEL })), CONNECTIONS, 1, pids));
+      rows.push(await load('kafka batch of 64', k.gateway, '/v1/language-id/batch', [{ texts: BATCH, model: MODEL }], BATCH_CONNECTIONS, 64, pids));
+    }
+    // bulk ingestion: file → language-ID topic → worker → corpus files. No gateway takes
+    // part: it is stopped, so that its reply consumer's 1 ms empty fetches (a mock-cluster
+    // setting of the HTTP rows, see kafka-env.ts) do not take CPU from the pipeline
+    await k.procs.find((p) => p.name === 'gateway')?.kill('SIGTERM');
     const lines = Number(process.env.BENCH_BULK_LINES ?? 100_000);
     const dir = mkdtempSync(join(tmpdir(), 'bench-bulk-'));
     const file = join(dir, 'input.txt');

@@ -3,7 +3,8 @@
  * event: `language-id/results`) and appends each text to
  * `<out>/<label>.txt` (label = ISO 639-3 + ISO 15924, e.g. `swh_Latn.txt`).
  *
- * Exactly-once output across crashes: after writing a batch it fsyncs the files and
+ * Exactly-once output across crashes: after writing the batches that arrived since its
+ * last write (a group commit) it fsyncs the files and
  * atomically rewrites `<out>/.checkpoint.json` (next offset per partition, size of every
  * output file, the line numbers already written as sorted ranges), and only then lets
  * the consumer
@@ -13,10 +14,12 @@
  *
  * `npm run connector:sink -- --job web1 --out corpus/ [--expect N]` (exits after N lines when given)
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, truncateSync, unlinkSync } from 'node:fs';
+import { open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { H } from '../services/events/topics.ts';
+import type { Batch } from '../services/transport/types.ts';
 import { connect, corpusTopic } from './common.ts';
 import { LineSet } from './line-set.ts';
 
@@ -42,14 +45,40 @@ const topic = corpusTopic(config.TOPIC_PREFIX, a.job);
 await transport.ensureTopics([{ name: topic, partitions: config.TOPIC_PARTITIONS }]);
 const expected = a.expect ? Number(a.expect) : Infinity;
 const t0 = Date.now();
-let chain = Promise.resolve();
 
-const consumer = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.corpus-sink.${a.job}`, topics: [topic], fromBeginning: true });
-await consumer.run((batch) => {
-  // batches of different partitions write one at a time
-  const next = chain.then(async () => {
+/** A consumed batch waiting for the next group commit. */
+interface Pending { batch: Batch; resolve(): void; }
+let pending: Pending[] = [];
+let flushing = false;
+/** output files, opened once each (append) */
+const files = new Map<string, FileHandle>();
+
+/**
+ * Group commit: the batches that arrived while the previous flush ran are written
+ * together, their files fsynced once and the checkpoint rewritten once (an fsync costs
+ * milliseconds; issue 17 measured the sink falling behind with a flush per batch). A
+ * flush that fails ends the process: lines may be marked written that are not durable,
+ * and a restart rolls back to the checkpoint.
+ */
+function kick(): void {
+  if (flushing || pending.length === 0) return;
+  flushing = true;
+  const group = pending;
+  pending = [];
+  flush(group).then(() => {
+    for (const p of group) p.resolve();
+    flushing = false;
+    kick();
+  }, (err: unknown) => {
+    logger.fatal({ err }, 'writing the corpus failed; restart to resume from the checkpoint');
+    process.exit(1);
+  });
+}
+
+async function flush(group: Pending[]): Promise<void> {
+  const byLabel = new Map<string, string[]>();
+  for (const { batch } of group) {
     const k = String(batch.partition);
-    const byLabel = new Map<string, string[]>();
     for (const m of batch.messages) {
       if (m.offset < (cp.offsets[k] ?? 0)) continue;
       // a result event of one line (its item-index header), or of some lines of a several-line request event (header `items`; item-index is its first line)
@@ -69,26 +98,33 @@ await consumer.run((batch) => {
         if (lines) lines.push(text); else byLabel.set(r.output.label, [text]);
       }
     }
-    for (const [label, lines] of byLabel) {
-      const fd = openSync(join(a.out!, `${label}.txt`), 'a');
-      writeSync(fd, `${lines.join('\n')}\n`);
-      fsyncSync(fd);
-      closeSync(fd);
-      cp.sizes[label] = statSync(join(a.out!, `${label}.txt`)).size;
-    }
-    cp.offsets[k] = batch.messages[batch.messages.length - 1]!.offset + 1;
-    const tmp = `${cpFile}.tmp`;
-    const fd = openSync(tmp, 'w');
-    writeSync(fd, JSON.stringify(cp));
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, cpFile);
-    process.stderr.write(`\r${a.job}: ${total} lines in ${Object.keys(cp.sizes).length} label files (${Math.round(count / ((Date.now() - t0) / 1000))} lines/s)   `);
-    if (total >= expected) setImmediate(() => void finish());
-  });
-  chain = next.catch(() => undefined);
-  return next;
-});
+    cp.offsets[k] = Math.max(cp.offsets[k] ?? 0, batch.messages[batch.messages.length - 1]!.offset + 1);
+  }
+  // the files are written and synced in parallel, off the event loop: batches go on
+  // arriving meanwhile and make up the next group
+  await Promise.all([...byLabel].map(async ([label, lines]) => {
+    let fh = files.get(label);
+    if (fh === undefined) files.set(label, fh = await open(join(a.out!, `${label}.txt`), 'a'));
+    await fh.write(`${lines.join('\n')}\n`);
+    await fh.datasync();
+    cp.sizes[label] = (await fh.stat()).size;
+  }));
+  const tmp = `${cpFile}.tmp`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.write(JSON.stringify(cp));
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, cpFile);
+  process.stderr.write(`\r${a.job}: ${total} lines in ${Object.keys(cp.sizes).length} label files (${Math.round(count / ((Date.now() - t0) / 1000))} lines/s)   `);
+  if (total >= expected) setImmediate(() => void finish());
+}
+
+// several batches in flight, so that a group commit finds more than one waiting
+const consumer = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.corpus-sink.${a.job}`, topics: [topic], fromBeginning: true, maxInFlightBatches: 8 });
+await consumer.run((batch) => new Promise<void>((resolve) => { pending.push({ batch, resolve }); kick(); }));
 
 let finishing = false;
 async function finish(): Promise<void> {
@@ -96,6 +132,7 @@ async function finish(): Promise<void> {
   finishing = true;
   await consumer.stop();
   await transport.close();
+  await Promise.all([...files.values()].map((fh) => fh.close()));
   process.stderr.write(`\n${a.job}: done, ${total} lines\n`);
   process.exit(0);
 }
