@@ -13,6 +13,10 @@
  * (issue 17); the worker still runs, bills and answers each line on its own. The event's
  * `item-index` header is its first line's number.
  *
+ * A bulk job is billed per request event (the worker folds an event's usage into one
+ * usage event per model), so a resumed job keeps the `--items` and `--batch` it started
+ * with (recorded in the checkpoint): lines sent again then form the same events.
+ *
  * `--rate N` caps the lines sent per second, so a job does not run further ahead of the
  * workers than the request topic's retention allows.
  *
@@ -30,7 +34,7 @@ const { values: a } = parseArgs({ options: {
   model: { type: 'string', default: 'lid-neural-608' }, mode: { type: 'string', default: 'coverage' }, batch: { type: 'string', default: '500' },
   rate: { type: 'string' }, items: { type: 'string', default: '100' },
 } });
-const perEvent = Number(a.items);
+let perEvent = Number(a.items);
 if (!a.file || !a.job || !/^[A-Za-z0-9._-]+$/.test(a.job) || (a.mode !== 'coverage' && a.mode !== 'traffic') || !Number.isInteger(perEvent) || perEvent < 1 || perEvent > MAX_EVENT_ITEMS) {
   console.error(`usage: npm run connector:source -- --file FILE --job NAME [--jsonl --field text] [--model M] [--mode coverage|traffic] [--batch N] [--items 1..${MAX_EVENT_ITEMS}] [--rate N]`);
   process.exit(2);
@@ -41,11 +45,20 @@ const replyTopic = corpusTopic(config.TOPIC_PREFIX, a.job);
 await transport.ensureTopics([{ name: replyTopic, partitions: config.TOPIC_PARTITIONS }]);
 const producer = transport.producer();
 const checkpointFile = `${a.file}.${a.job}.source.json`;
-const start = existsSync(checkpointFile) ? (JSON.parse(readFileSync(checkpointFile, 'utf8')) as { nextLine: number; nextSeq: number }) : { nextLine: 0, nextSeq: 0 };
+/** Where a job resumes, and how it groups lines into request events. */
+interface SourceCheckpoint { nextLine: number; nextSeq: number; items?: number; batch?: number; done?: boolean }
+const start: SourceCheckpoint = existsSync(checkpointFile) ? JSON.parse(readFileSync(checkpointFile, 'utf8')) : { nextLine: 0, nextSeq: 0 };
 const startLine = start.nextLine;
 let seq = start.nextSeq;
 const size = statSync(a.file).size;
-const batchSize = Number(a.batch);
+let batchSize = Number(a.batch);
+// a resumed job groups lines as it did before: lines sent again after a crash then form
+// the same request events, whose folded usage ids bill them once (services/workers/publisher.ts)
+if (start.items !== undefined && start.batch !== undefined && (start.items !== perEvent || start.batch !== batchSize)) {
+  logger.warn({ items: start.items, batch: start.batch }, 'resuming with the --items and --batch the job started with');
+  perEvent = start.items;
+  batchSize = start.batch;
+}
 let lineNo = -1;
 let sent = 0;
 let bytes = 0;
@@ -80,7 +93,7 @@ async function flush(): Promise<void> {
   await producer.send(topics.requests('language-id'), messages);
   sent += batch.length;
   const last = batch[batch.length - 1]!;
-  writeFileSync(`${checkpointFile}.tmp`, JSON.stringify({ nextLine: last.line + 1, nextSeq: last.seq + 1 }));
+  writeFileSync(`${checkpointFile}.tmp`, JSON.stringify({ nextLine: last.line + 1, nextSeq: last.seq + 1, items: perEvent, batch: batchSize } satisfies SourceCheckpoint));
   renameSync(`${checkpointFile}.tmp`, checkpointFile);
 }
 
@@ -105,6 +118,6 @@ for await (const raw of rl) {
 await flush();
 clearInterval(progress);
 process.stderr.write(`\n${a.job}: sent ${sent} lines from line ${startLine} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-writeFileSync(`${checkpointFile}.tmp`, JSON.stringify({ nextLine: lineNo + 1, nextSeq: seq, done: true }));
+writeFileSync(`${checkpointFile}.tmp`, JSON.stringify({ nextLine: lineNo + 1, nextSeq: seq, items: perEvent, batch: batchSize, done: true } satisfies SourceCheckpoint));
 renameSync(`${checkpointFile}.tmp`, checkpointFile);
 await transport.close();

@@ -53,6 +53,40 @@ describe('pipeline', () => {
     expect(row).toMatchObject({ capability: 'language_id', model: 'lid-lite-608', unit: 'texts', quantity: 4, requests: 1 });
   });
 
+  it('bills a bulk several-item event as one usage event per model once all its items are published, and a redelivered event once (issue 17)', async () => {
+    const svc = await service();
+    const topics = topicsFor('lmstream');
+    // 300 items of lid-lite-608 (max_batch_size 256: two micro-batches at least) and 2 of a model not installed
+    const inputs = [
+      ...Array.from({ length: 300 }, (_, i) => ({ text: `${TEXTS[i % 4]} ${i}`, model: 'lid-lite-608', mode: 'coverage' as const, topK: 1, candidates: null, echoText: true })),
+      ...[0, 1].map(() => ({ text: TEXTS[0]!, model: 'lid-missing', mode: 'coverage' as const, topK: 1, candidates: null, echoText: true })),
+    ];
+    const value = await svc.codec.encode('language-id/requests', { items: inputs });
+    const send = async () => {
+      const answered = svc.gateway.correlator.expectItems('job7:100', inputs.length, Date.now() + 20_000);
+      await svc.transport.producer().send(topics.requests('language-id'), [{ key: 'job7:100', value, headers: {
+        [H.correlationId]: 'job7:100', [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.requestId]: 'job7', [H.itemIndex]: '100',
+        [H.keyId]: 'bulk:job7', [H.capability]: 'language-id', [H.items]: String(inputs.length),
+      } }]);
+      return answered;
+    };
+    const results = await send();
+    expect(results.filter((r) => r.output).length).toBe(300);
+    expect(results.slice(300).map((r) => r.failure?.code)).toEqual(['MODEL_NOT_INSTALLED', 'MODEL_NOT_INSTALLED']);
+    const usage = async () => (await Promise.all([0, 1, 2, 3].flatMap((p) => svc.transport.read(topics.usage, p, 0, 100))
+      .map(async (m) => (await svc.codec.decode('common/usage', m.value)).events))).flat();
+    await until(async () => (await usage()).length === 1, 5000, 'folded usage');
+    expect(await usage()).toMatchObject([{ eventId: 'job7:100', requestId: 'job7', itemIndex: 100, keyId: 'bulk:job7', model: 'lid-lite-608', quantity: 300 }]);
+    // the same event again (a producer's retry, or a redelivery after a crash): the same id, billed once
+    await send();
+    await until(async () => (await usage()).length === 2, 5000, 'usage of the redelivered event');
+    expect(new Set((await usage()).map((e) => e.eventId))).toEqual(new Set(['job7:100']));
+    await until(async () => (await svc.ledger.count()) === 1, 5000, 'ledger');
+    await new Promise((res) => setTimeout(res, 300));
+    expect(await svc.ledger.count()).toBe(1);
+    expect(await svc.ledger.report({ keyId: 'bulk:job7' })).toMatchObject([{ model: 'lid-lite-608', unit: 'texts', quantity: 300, requests: 1 }]);
+  });
+
   it('answers 504 when no result arrives before the deadline, and drops and counts a late reply', async () => {
     const svc = await service({ REQUEST_TIMEOUT_MS: 300 }, { capabilities: [] });
     const slow = new CapabilityWorker({

@@ -19,7 +19,14 @@ import type { ConsumedMessage, OutgoingMessage, Producer } from '../transport/ty
  * position in the event when the event holds several items (`<capability>/requests`;
  * undefined for a one-item event), and when the worker took it (ms since the epoch).
  */
-export interface Item { msg: ConsumedMessage; input: SchemaValues[RequestSchema]; index?: number; takenAt?: number; }
+export interface Item {
+  msg: ConsumedMessage;
+  input: SchemaValues[RequestSchema];
+  index?: number;
+  takenAt?: number;
+  /** its usage is published for its whole request event ({@link ResultPublisher.publishEventUsage}), not with its result */
+  usageFolded?: boolean;
+}
 
 /** When an item's micro-batch started (ms since the epoch) and how long it ran (ms). */
 export interface RunTiming { startedAt: number; inferenceMs: number; }
@@ -153,7 +160,7 @@ export class ResultPublisher {
       const { requestId, itemIndex } = itemIdOf(item);
       const keyId = h[H.keyId] ?? 'anonymous';
       const quantity = r.output ? usageQuantity(this.capability, r.output as Record<string, unknown>) : 0;
-      if (r.output) {
+      if (r.output && !item.usageFolded) {
         let events = usage.get(keyId);
         if (!events) usage.set(keyId, events = []);
         events.push({
@@ -180,4 +187,45 @@ export class ResultPublisher {
     }
     if (entries.length > 0) await this.producer.sendBatch(groupByTopic(entries));
   }
+
+  /**
+   * Publishes the usage of a bulk producer's several-item request event once all its
+   * items' results are published: one usage event per model of the event, its quantity
+   * the sum over the items with an output, its id `<request-id>:<item-index>` of the
+   * event's first item of that model. The id depends only on the event, so a redelivered
+   * event (however its items fall into micro-batches) is billed once; a producer that
+   * sends a line again must send it in the same event (connectors/lid-source.ts keeps its
+   * grouping across restarts). Nothing is published when no item has an output.
+   * @param inputs the event's items, in order
+   * @param results each item's result, in the same order
+   * @throws TransportError when the produce fails (the caller's batch is then delivered again)
+   */
+  async publishEventUsage(msg: ConsumedMessage, inputs: Array<{ model: string }>, results: ItemResult[]): Promise<void> {
+    const events = foldEventUsage(this.capability, msg, inputs, results, Date.now());
+    if (events.length === 0) return;
+    await this.producer.send(this.usageTopic, [{ key: events[0]!.keyId, value: await this.codec.encode('common/usage', { events }) }]);
+  }
+}
+
+/**
+ * The folded usage events of a several-item request event (see
+ * {@link ResultPublisher.publishEventUsage}).
+ * @param inputs the event's items, in order
+ * @param results each item's result, in the same order
+ * @param timestampMs the events' time (ms since the epoch)
+ */
+export function foldEventUsage(capability: Capability, msg: ConsumedMessage, inputs: Array<{ model: string }>, results: ItemResult[], timestampMs: number): UsageEvent[] {
+  const { requestId, itemIndex } = requestOf(msg);
+  const keyId = msg.headers[H.keyId] ?? 'anonymous';
+  const byModel = new Map<string, { event: UsageEvent; billed: boolean }>();
+  inputs.forEach(({ model }, i) => {
+    let g = byModel.get(model);
+    if (!g) {
+      g = { event: { eventId: `${requestId}:${itemIndex + i}`, requestId, itemIndex: itemIndex + i, keyId, ...usageFieldsOf(capability), model, quantity: 0, timestampMs }, billed: false };
+      byModel.set(model, g);
+    }
+    const output = results[i]?.output;
+    if (output) { g.billed = true; g.event.quantity += usageQuantity(capability, output as Record<string, unknown>); }
+  });
+  return [...byModel.values()].filter((g) => g.billed).map((g) => g.event);
 }

@@ -185,15 +185,23 @@ export class CapabilityWorker {
       if (deadline <= Date.now()) { for (const input of inputs) expiredItems.inc({ model: input.model }); continue; }
       if (this.cancellations.has(msg)) { for (const input of inputs) cancelledItems.inc({ model: input.model }); continue; }
       const takenAt = Date.now();
+      // a bulk producer's several-item event is billed as a whole (folded), once every item's result is published
+      const foldUsage = claimed !== undefined && msg.headers[H.billing] !== 'at-delivery';
+      const answered: Array<Promise<ItemResult>> = [];
       for (let i = 0; i < inputs.length; i++) {
-        const item: Item = { msg, input: inputs[i]!, index: claimed === undefined ? undefined : i, takenAt };
+        const item: Item = { msg, input: inputs[i]!, index: claimed === undefined ? undefined : i, takenAt, usageFolded: foldUsage };
         // a consumed batch larger than the queue waits for room instead of being refused
         const { result } = await this.batcher(item.input.model).enqueue(item, deadline);
-        work.push(result.then((o) => o.published, (err: unknown) => {
-          if (err instanceof ServiceError) return this.publisher.publish([item], [failed(err.code, err.message)]);
-          throw err;
-        }));
+        const done = result.then(async (o) => { await o.published; return o.result; }, async (err: unknown) => {
+          if (!(err instanceof ServiceError)) throw err;
+          const r = failed(err.code, err.message);
+          await this.publisher.publish([item], [r]);
+          return r;
+        });
+        work.push(done);
+        if (foldUsage) answered.push(done);
       }
+      if (foldUsage) work.push(Promise.all(answered).then((results) => this.publisher.publishEventUsage(msg, inputs, results)));
       this.applyBackpressure();
     }
     if (poison.length > 0) await this.producer.sendBatch(groupByTopic(poison));
