@@ -189,7 +189,9 @@ if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
     const run = (script: string, args: string[]) => new Promise<number | null>((resolve) => {
       const name = script.split('/').pop()!.replace(/\.ts$/, '');
       const log = openSync(join(dir, `${name}.log`), 'w');
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { env, stdio: ['ignore', 'ignore', log] });
+      // BENCH_PROFILE=<dir>: V8 CPU profiles of the connectors too
+      const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${name}`] : [];
+      const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(ROOT, script), ...args], { env, stdio: ['ignore', 'ignore', log] });
       const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
       const sample = setInterval(() => { const c = cpuSeconds(child.pid!); if (!Number.isNaN(c)) connectorCpu[name] = c; }, 100);
       child.on('exit', (code) => { clearTimeout(timer); clearInterval(sample); resolve(code); });

@@ -23,6 +23,7 @@ export function workerSettingsOf(c: Config): WorkerSettings {
     topicPrefix: c.TOPIC_PREFIX, partitions: c.TOPIC_PARTITIONS, modelRepository: c.MODEL_REPOSITORY,
     executionProvider: c.EXECUTION_PROVIDER, inferenceThreads: c.INFERENCE_THREADS, modelIdleUnloadMs: c.MODEL_IDLE_UNLOAD_MS,
     heartbeatMs: c.WORKER_HEARTBEAT_MS, maxInFlightBatches: c.WORKER_MAX_IN_FLIGHT_BATCHES, dlqMaxAttempts: c.DLQ_MAX_ATTEMPTS, outcomeEvents: c.OUTCOME_EVENTS,
+    backlogMicroBatches: c.WORKER_BACKLOG_MICRO_BATCHES,
   };
 }
 

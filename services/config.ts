@@ -64,6 +64,7 @@ const schema = {
     KAFKA_FETCH_MAX_WAIT_MS: envProperty(K, 'fetchMaxWaitMs'),
     KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: envProperty(K, 'backgroundFetchMaxWaitMs'),
     WORKER_MAX_IN_FLIGHT_BATCHES: envProperty(W, 'maxInFlightBatches'),
+    WORKER_BACKLOG_MICRO_BATCHES: envProperty(W, 'backlogMicroBatches'),
     KAFKA_REPLICATION_FACTOR: envProperty(K, 'replicationFactor'),
     SCHEMA_REGISTRY_URL: { type: 'string', default: '' },
     SCHEMA_REGISTRY_PORT: { type: 'integer', default: 8081, minimum: 0, maximum: 65535 },
@@ -156,6 +157,8 @@ export interface Config {
   KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: number;
   /** consumed batches per request partition a worker works on at once (offsets still committed in order) */
   WORKER_MAX_IN_FLIGHT_BATCHES: number;
+  /** micro-batches a worker hands its inference thread in one call while that many wait (1: off) */
+  WORKER_BACKLOG_MICRO_BATCHES: number;
   KAFKA_REPLICATION_FACTOR: number;
   /** Confluent-compatible registry; empty in Kafka mode = this process serves its own */
   SCHEMA_REGISTRY_URL: string;

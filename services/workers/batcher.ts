@@ -4,8 +4,9 @@
  * oldest has waited `maxQueueDelayMs`, cut to the largest preferred batch size that fits
  * when the model names some; up to `concurrency` micro-batches run at once (the model's
  * instance_count), and `queuedAhead` more (of at least a quarter of maxBatchSize items) may be handed over to wait in the
- * backend's queue; an item whose deadline passed while queued, or that was cancelled, is
- * not run.
+ * backend's queue; under a backlog, several micro-batches go in one hand-over
+ * (`backlogMicroBatches`); an item whose deadline passed while queued, or that was
+ * cancelled, is not run.
  */
 import { ServiceError } from '../lib/errors.ts';
 
@@ -24,6 +25,13 @@ export interface BatchPolicy {
   queuedAhead?: number;
   /** batch sizes the model runs best at (Triton's preferred_batch_size) */
   preferredBatchSizes?: number[];
+  /**
+   * backlog dispatch: while at least this many full micro-batches wait, this many are
+   * handed over in one run call (the inference thread runs them one after another, and
+   * their results are published together), so per-call costs (a message each way, a
+   * produce request) are paid once per this many micro-batches. Default 1 (off).
+   */
+  backlogMicroBatches?: number;
 }
 
 interface Queued<I, R> { item: I; deadline: number; enqueued: number; resolve(r: R): void; reject(e: unknown): void; }
@@ -77,15 +85,27 @@ export class MicroBatcher<I, R> {
     });
   }
 
-  /** No micro-batch may be handed over now: all slots taken, or only ahead slots free and fewer than a quarter of maxBatchSize items waiting. */
+  /** The usual micro-batch: the largest preferred batch size, else maxBatchSize. */
+  private get unit(): number {
+    const fits = (this.policy.preferredBatchSizes ?? []).filter((p) => p <= this.policy.maxBatchSize);
+    return fits.length > 0 ? Math.max(...fits) : this.policy.maxBatchSize;
+  }
+
+  /** No micro-batch may be handed over now: all slots taken, or only ahead slots free and fewer than a quarter of the usual micro-batch ({@link unit}) waiting. */
   private get busy(): boolean {
     const c = this.policy.concurrency ?? 1;
     if (this.running < c) return false;
-    return this.running >= c + (this.policy.queuedAhead ?? 0) || this.queue.length < Math.ceil(this.policy.maxBatchSize / 4);
+    return this.running >= c + (this.policy.queuedAhead ?? 0) || this.queue.length < Math.ceil(this.unit / 4);
   }
 
-  /** Items in a micro-batch taken from `available` waiting: at most maxBatchSize, cut to the largest preferred size that fits. */
+  /**
+   * Items handed over from `available` waiting: backlogMicroBatches full micro-batches
+   * when that many wait, else one micro-batch of at most maxBatchSize, cut to the largest
+   * preferred size that fits.
+   */
   private batchSize(available: number): number {
+    const backlog = (this.policy.backlogMicroBatches ?? 1) * this.policy.maxBatchSize;
+    if (backlog > this.policy.maxBatchSize && available >= backlog) return backlog;
     const n = Math.min(available, this.policy.maxBatchSize);
     const fits = (this.policy.preferredBatchSizes ?? []).filter((p) => p <= n);
     return fits.length > 0 ? Math.max(...fits) : n;
@@ -93,7 +113,7 @@ export class MicroBatcher<I, R> {
 
   private schedule(): void {
     if (this.busy || this.queue.length === 0) return;
-    if (this.queue.length >= this.policy.maxBatchSize) { this.flush(); return; }
+    if (this.queue.length >= this.unit) { this.flush(); return; }
     if (this.timer || this.immediate) return;
     if (this.policy.maxQueueDelayMs <= 0) {
       // no delay: run what this event-loop turn queued (a timer of 0 ms would wait 1 ms)

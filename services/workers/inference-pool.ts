@@ -67,13 +67,13 @@ export class InferenceThread {
     });
   }
 
-  private call<T>(op: string, model: string, inputs?: unknown[], control?: RunControl): Promise<T> {
+  private call<T>(op: string, model: string, inputs?: unknown[], control?: RunControl, chunk?: number): Promise<T> {
     if (this.closed) return Promise.reject(new Error('inference thread is stopped'));
     const send = () => new Promise<T>((resolve, reject) => {
       if (this.closed) { reject(new Error('inference thread is stopped')); return; }
       const id = this.nextId++;
       this.pending.set(id, { model, resolve: resolve as (v: unknown) => void, reject });
-      this.worker.postMessage({ id, op, model, inputs, control });
+      this.worker.postMessage({ id, op, model, inputs, control, chunk });
     });
     const call = this.respawning ? this.respawning.then(send) : send();
     this.inFlight.add(call);
@@ -86,10 +86,11 @@ export class InferenceThread {
   /** Frees a model's session. */
   unload(model: string): Promise<void> { return this.call('unload', model); }
   /**
-   * Runs a micro-batch. @returns one result per input
+   * Runs a micro-batch, or several of at most `chunk` items one after another (backlog
+   * dispatch: a failure of one of them is its items' answer). @returns one result per input
    * @throws EngineError for a failure of the whole micro-batch; Error when the thread died
    */
-  run<O>(model: string, inputs: unknown[], control?: RunControl): Promise<Array<ItemResult<O>>> { return this.call('run', model, inputs, control); }
+  run<O>(model: string, inputs: unknown[], control?: RunControl, chunk?: number): Promise<Array<ItemResult<O>>> { return this.call('run', model, inputs, control, chunk); }
 
   /**
    * Stops the thread: takes no more calls, waits up to `graceMs` for the calls in flight
@@ -137,14 +138,14 @@ export class InferencePool {
   async unload(model: string): Promise<void> { await Promise.all(this.threads.map((t) => t.unload(model))); }
 
   /**
-   * Runs a micro-batch on the least busy thread.
+   * Runs a micro-batch (or several of at most `chunk` items) on the least busy thread.
    * @throws EngineError for a failure of the whole micro-batch; Error when its thread died
    */
-  async run<O>(model: string, inputs: unknown[], control?: RunControl): Promise<Array<ItemResult<O>>> {
+  async run<O>(model: string, inputs: unknown[], control?: RunControl, chunk?: number): Promise<Array<ItemResult<O>>> {
     let i = 0;
     for (let k = 1; k < this.calls.length; k++) if (this.calls[k]! < this.calls[i]!) i = k;
     this.calls[i]!++;
-    try { return await this.threads[i]!.run<O>(model, inputs, control); } finally { this.calls[i]!--; }
+    try { return await this.threads[i]!.run<O>(model, inputs, control, chunk); } finally { this.calls[i]!--; }
   }
 
   /** Stops every thread (see {@link InferenceThread.terminate}). */

@@ -1,22 +1,47 @@
 /**
  * Entry of an inference thread (worker_threads). It owns the onnxruntime sessions of
  * one capability's engine, so `session.run()` never blocks the main event loop.
- * Messages in: {id, op: 'load'|'unload'|'run', model, inputs?, control?} (control's flags
- * are shared memory: the main thread sets them while the run goes on); out: {id, ok, results?, error?, code?}.
+ * Messages in: {id, op: 'load'|'unload'|'run', model, inputs?, control?, chunk?} (control's
+ * flags are shared memory: the main thread sets them while the run goes on; a run of more
+ * than `chunk` inputs is run as micro-batches of `chunk`, see the worker's backlog
+ * dispatch); out: {id, ok, results?, error?, code?}.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Engine, EngineContext, RunControl } from './engines/types.ts';
+import type { ItemResult } from '../events/contract.ts';
+import { failed } from '../events/results.ts';
+import { EngineError, type Engine, type EngineContext, type RunControl } from './engines/types.ts';
 
 interface ThreadData { engine: string; context: EngineContext; }
 const data = workerData as ThreadData;
 const mod = (await import(data.engine)) as { createEngine(ctx: EngineContext): Engine };
 const engine = mod.createEngine(data.context);
 
-parentPort!.on('message', async (msg: { id: number; op: 'load' | 'unload' | 'run'; model: string; inputs?: unknown[]; control?: RunControl }) => {
+/**
+ * Runs `inputs` as micro-batches of at most `chunk` items, one after another. A chunk
+ * whose engine throws an EngineError gets that failure for each of its items; any other
+ * error fails the whole call.
+ */
+async function runChunked(model: string, inputs: unknown[], control: RunControl | undefined, chunk: number): Promise<ItemResult[]> {
+  if (inputs.length <= chunk) return engine.run(model, inputs, control);
+  const results: ItemResult[] = [];
+  for (let s = 0; s < inputs.length; s += chunk) {
+    const e = Math.min(inputs.length, s + chunk);
+    const part = control ? { deadlines: control.deadlines.slice(s, e), cancelled: control.cancelled.subarray(s, e) } : undefined;
+    try {
+      results.push(...await engine.run(model, inputs.slice(s, e), part));
+    } catch (err) {
+      if (!(err instanceof EngineError)) throw err;
+      for (let i = s; i < e; i++) results.push(failed(err.code, err.message));
+    }
+  }
+  return results;
+}
+
+parentPort!.on('message', async (msg: { id: number; op: 'load' | 'unload' | 'run'; model: string; inputs?: unknown[]; control?: RunControl; chunk?: number }) => {
   try {
     if (msg.op === 'load') await engine.load(msg.model);
     else if (msg.op === 'unload') await engine.unload(msg.model);
-    const results = msg.op === 'run' ? await engine.run(msg.model, msg.inputs ?? [], msg.control) : undefined;
+    const results = msg.op === 'run' ? await runChunked(msg.model, msg.inputs ?? [], msg.control, msg.chunk ?? Infinity) : undefined;
     parentPort!.postMessage({ id: msg.id, ok: true, results });
   } catch (err) {
     // an EngineError's code and message are the items' answer; anything else (onnxruntime

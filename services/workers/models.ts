@@ -65,11 +65,12 @@ export class WorkerModels {
   }
 
   /**
-   * Runs a micro-batch of a model on one of its threads.
+   * Runs a micro-batch of a model on one of its threads; more than `chunk` inputs run as
+   * micro-batches of `chunk` one after another (backlog dispatch).
    * @throws EngineError for a failure of the whole micro-batch; Error when its thread died
    */
-  async run(model: string, inputs: unknown[], control?: RunControl): Promise<ItemResult[]> {
-    const results = await this.pool(model).run(model, inputs, control);
+  async run(model: string, inputs: unknown[], control?: RunControl, chunk?: number): Promise<ItemResult[]> {
+    const results = await this.pool(model).run(model, inputs, control, chunk);
     this.used(model);
     return results;
   }

@@ -34,6 +34,12 @@ export interface WorkerSettings {
   dlqMaxAttempts: number;
   /** write outcome events of bulk items for analytics (OUTCOME_EVENTS) */
   outcomeEvents: boolean;
+  /**
+   * backlog dispatch: while a model's queue holds this many full micro-batches, they go
+   * to its inference thread in one call and their results out in one produce (1: off;
+   * WORKER_BACKLOG_MICRO_BATCHES)
+   */
+  backlogMicroBatches: number;
 }
 
 /** JSON Schema of {@link WorkerSettings}: types, bounds and defaults. */
@@ -51,6 +57,7 @@ export const WORKER_SETTINGS_SCHEMA: SettingsSchema = {
     maxInFlightBatches: { type: 'integer', default: 8, minimum: 1 },
     dlqMaxAttempts: { type: 'integer', default: 3, minimum: 1 },
     outcomeEvents: { type: 'boolean', default: true },
+    backlogMicroBatches: { type: 'integer', default: 4, minimum: 1, maximum: 64 },
   },
 };
 

@@ -233,6 +233,7 @@ export class CapabilityWorker {
             preferredBatchSizes: cfg?.dynamic_batching.preferred_batch_size,
             concurrency: instances,
             queuedAhead: instances * QUEUED_AHEAD_PER_THREAD,
+            backlogMicroBatches: this.settings.backlogMicroBatches,
             ...this.opts.batchPolicy,
           },
         (items) => this.runMicroBatch(model, items),
@@ -253,7 +254,9 @@ export class CapabilityWorker {
    * call; resolves after inference, with the publication as each item's `published`.
    */
   private async runMicroBatch(model: string, items: Item[]): Promise<Outcome[]> {
-    microBatchSize.observe({ model }, items.length);
+    // under a backlog the batcher hands over several micro-batches of max_batch_size at once
+    const chunk = this.modelConfig(model)?.max_batch_size ?? MODEL_DEFAULTS.max_batch_size;
+    for (let s = 0; s < items.length; s += chunk) microBatchSize.observe({ model }, Math.min(chunk, items.length - s));
     let results: ItemResult[];
     let startedAt = Date.now();
     if (!this.models.installed(model)) {
@@ -263,7 +266,7 @@ export class CapabilityWorker {
       this.running.add(run);
       startedAt = Date.now();
       try {
-        results = await this.models.run(model, items.map((i) => i.input), run.control);
+        results = await this.models.run(model, items.map((i) => i.input), run.control, chunk);
       } catch (err) {
         // a code from the engine is the items' answer; a crash is not: count the attempt,
         // dead-letter items tried DLQ_MAX_ATTEMPTS times, and let the rest be delivered

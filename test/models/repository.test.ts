@@ -66,8 +66,8 @@ describe('ModelRepository', () => {
     expect(repo.check()).toEqual(['diacnet-2.0', 'diacnet-mini-2.0', 'diactag-2.0', 'lid-lite-608', 'lid-neural-608']);
     expect(repo.config('diacnet-mini-2.0')).toMatchObject({ backend: 'diacnet', capability: 'diacritize', word_lm: { file: 'word-lm.tsv.gz', order: 3 } });
     const cfg = repo.config('lid-neural-608')!;
-    expect(cfg).toMatchObject({ backend: 'lid-embedding-bag', capability: 'language-id', max_batch_size: 64, instance_count: 1, version: 1 });
-    expect(cfg.dynamic_batching).toEqual({ max_queue_delay_ms: 0, max_queue_size: 8192 });
+    expect(cfg).toMatchObject({ backend: 'lid-embedding-bag', capability: 'language-id', max_batch_size: 256, instance_count: 1, version: 1 });
+    expect(cfg.dynamic_batching).toEqual({ max_queue_delay_ms: 0, max_queue_size: 8192, preferred_batch_size: [64] });
     expect(cfg.inputs.ids).toMatchObject({ data_type: 'int32', dims: ['N', 'L'] });
     expect(cfg.modelPath).toBe(join(MODELS, 'lid-neural-608', '1', 'model.onnx'));
   });

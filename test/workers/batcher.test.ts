@@ -13,6 +13,20 @@ describe('MicroBatcher', () => {
     expect(sizes).toEqual([4, 2]);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
   });
+  it('hands over backlogMicroBatches full micro-batches at once under a backlog, and preferred-size micro-batches otherwise (issue 17)', async () => {
+    const sizes: number[] = [];
+    const b = new MicroBatcher<number, number>({ maxBatchSize: 8, preferredBatchSizes: [4], maxQueueDelayMs: 0, maxQueueSize: 100, backlogMicroBatches: 3 },
+      async (xs) => { sizes.push(xs.length); await new Promise((r) => setTimeout(r, 5)); return xs; }, () => -1);
+    const far = Date.now() + 10_000;
+    // 30 items in one turn: the first 4 (a preferred micro-batch, as soon as they wait),
+    // then, the 26 left being a backlog, 24 (3 × 8) at once, then the last 2
+    await Promise.all(Array.from({ length: 30 }, (_, x) => b.submit(x, far)));
+    expect(sizes).toEqual([4, 24, 2]);
+    // a few items: one preferred-size micro-batch
+    sizes.length = 0;
+    await Promise.all(Array.from({ length: 5 }, (_, x) => b.submit(x, far)));
+    expect(sizes).toEqual([4, 1]);
+  });
   it('refuses items beyond max_queue_size with a 503 error', async () => {
     const b = new MicroBatcher<number, number>({ maxBatchSize: 100, maxQueueDelayMs: 1000, maxQueueSize: 2 }, async (xs) => xs, () => -1);
     const far = Date.now() + 10_000;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runControl } from '../../services/workers/engines/types.ts';
 import { InferencePool } from '../../services/workers/inference-pool.ts';
 
 /**
@@ -30,12 +31,28 @@ export function createEngine() {
   };
 }`;
 
+/**
+ * A test engine for backlog dispatch: each item's output is the size of the engine call
+ * that ran it; a call holding an input `fail` throws an EngineError.
+ */
+const CHUNK_ENGINE = `
+import { EngineError } from ${JSON.stringify(new URL('../../services/workers/engines/types.ts', import.meta.url).href)};
+export function createEngine() {
+  return {
+    async load() {}, async unload() {},
+    async run(model, inputs, control) {
+      if (inputs.some((i) => i.fail)) throw new EngineError('INVALID_REQUEST', 'a bad item in this micro-batch');
+      return inputs.map((i, k) => ({ output: { size: inputs.length, x: i.x, cancelled: Atomics.load(control.cancelled, k) }, failure: null }));
+    },
+  };
+}`;
+
 const pools: InferencePool[] = [];
 afterEach(async () => { await Promise.all(pools.splice(0).map((p) => p.terminate(0))); });
 
-function pool(size: number): InferencePool {
+function pool(size: number, engine = ENGINE): InferencePool {
   const dir = mkdtempSync(join(tmpdir(), 'engine-'));
-  writeFileSync(join(dir, 'engine.mjs'), ENGINE);
+  writeFileSync(join(dir, 'engine.mjs'), engine);
   const p = new InferencePool(pathToFileURL(join(dir, 'engine.mjs')), { repository: dir, executionProvider: 'cpu', intraOpThreads: 1 }, size, pino({ level: 'silent' }));
   pools.push(p);
   return p;
@@ -54,6 +71,21 @@ describe('InferencePool', () => {
     // they overlapped: each started before the other ended
     expect(x.started).toBeLessThan(y.ended);
     expect(y.started).toBeLessThan(x.ended);
+  });
+
+  it('runs a backlog dispatch as micro-batches of at most chunk items; a micro-batch that fails answers only its own items (issue 17)', async () => {
+    const p = pool(1, CHUNK_ENGINE);
+    const inputs = Array.from({ length: 10 }, (_, x) => ({ x, fail: x === 5 }));
+    const control = runControl(inputs.map(() => Infinity));
+    Atomics.store(control.cancelled, 9, 1);
+    const results = await p.run<{ size: number; x: number; cancelled: number }>('m', inputs, control, 4);
+    expect(results.map((r) => r.output?.size ?? r.failure!.code)).toEqual([4, 4, 4, 4, 'INVALID_REQUEST', 'INVALID_REQUEST', 'INVALID_REQUEST', 'INVALID_REQUEST', 2, 2]);
+    expect(results.map((r) => r.output?.x ?? null)).toEqual([0, 1, 2, 3, null, null, null, null, 8, 9]);
+    // each micro-batch sees its own items' cancellation flags
+    expect(results[9]!.output!.cancelled).toBe(1);
+    expect(results[8]!.output!.cancelled).toBe(0);
+    // without chunk, one call
+    expect((await p.run<{ size: number }>('m', inputs.slice(0, 5), runControl([1, 2, 3, 4, 5].map(() => Infinity))))[0]!.output!.size).toBe(5);
   });
 
   it('runs them one after another with instance_count 1', async () => {
