@@ -92,9 +92,36 @@ export class AvroCodec implements EventCodec {
     return t;
   }
   async encode<S extends SchemaName>(schema: S, value: SchemaValues[S]): Promise<Buffer> {
+    return this.encodeAfter(schema, value);
+  }
+
+  /** A buffer kept between calls for {@link encodeAfter}, grown when a value does not fit. */
+  private scratch = Buffer.allocUnsafe(64 * 1024);
+
+  /**
+   * Avro binary of a value after `prefix` (the Confluent wire-format header in Kafka
+   * mode), written into a buffer kept between calls and copied out once: avsc's toBuffer
+   * writes a value over 1 KiB twice (once to learn its size), a separate check walks it
+   * once more, and the registry client copies it again to put the header in front
+   * (issue 17). avsc checks each field's type as it writes.
+   * @throws Error naming the invalid fields when the value does not match the schema
+   */
+  encodeAfter<S extends SchemaName>(schema: S, value: SchemaValues[S], prefix?: Buffer): Buffer {
     const t = this.type(schema);
-    assertValid(t, schema, value);
-    return t.toBuffer(value);
+    const start = prefix?.length ?? 0;
+    for (;;) {
+      prefix?.copy(this.scratch, 0);
+      let end: number;
+      try {
+        end = t.encode(value, this.scratch, start);
+      } catch (err) {
+        assertValid(t, schema, value);
+        throw err;
+      }
+      if (end >= 0) return Buffer.from(this.scratch.subarray(0, end));
+      // avsc returns minus the bytes missing
+      this.scratch = Buffer.allocUnsafe(Math.max(2 * this.scratch.length, this.scratch.length - end));
+    }
   }
   async decode<S extends SchemaName>(schema: S, buf: Buffer): Promise<SchemaValues[S]> {
     return this.type(schema).fromBuffer(buf) as SchemaValues[S];

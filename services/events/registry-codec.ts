@@ -1,6 +1,6 @@
 /**
  * Kafka-mode codec: Avro in the Confluent wire format (magic byte, 4-byte schema id,
- * Avro binary), through @kafkajs/confluent-schema-registry. At start-up every schema of
+ * Avro binary), with the registry reached through @kafkajs/confluent-schema-registry. At start-up every schema of
  * `schemas/` is registered under its subject with BACKWARD compatibility; a schema that
  * breaks compatibility stops the start with an error naming the subject. Decoding
  * resolves the writer's schema (fetched by id) to this build's reader schema, so
@@ -36,6 +36,8 @@ export class SchemaRegistrationError extends Error {
 /** See the module comment. */
 export class RegistryCodec implements EventCodec {
   private readonly ids = new Map<SchemaName, number>();
+  /** the wire-format header of each registered schema: magic byte 0, its id big-endian */
+  private readonly headers = new Map<SchemaName, Buffer>();
   /** resolvers from a writer schema id to a reader schema, built once each */
   private readonly resolvers = new Map<string, Promise<avro.Resolver>>();
   private constructor(private readonly registry: SchemaRegistry, private readonly local: AvroCodec) {}
@@ -54,6 +56,9 @@ export class RegistryCodec implements EventCodec {
       try {
         const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(local.schemaJson(name)) }, { subject, compatibility: 'BACKWARD' as never });
         codec.ids.set(name, id);
+        const header = Buffer.alloc(5);
+        header.writeInt32BE(id, 1);
+        codec.headers.set(name, header);
       } catch (err) {
         throw new SchemaRegistrationError(`schema ${name} cannot be registered under subject ${subject} at ${url}: ${(err as Error).message}`, { cause: err });
       }
@@ -64,11 +69,16 @@ export class RegistryCodec implements EventCodec {
   /** Schema id registered for a schema name. */
   idOf(schema: SchemaName): number | undefined { return this.ids.get(schema); }
 
+  /**
+   * The Confluent wire format of a value: magic byte 0, the schema's registered id
+   * (big-endian, 4 bytes), the Avro binary written with this build's schema (the one
+   * registered under that id).
+   * @throws Error when the schema is not registered, or naming the invalid fields when the value does not match it
+   */
   async encode<S extends SchemaName>(schema: S, value: SchemaValues[S]): Promise<Buffer> {
-    const id = this.ids.get(schema);
-    if (id === undefined) throw new Error(`schema ${schema} is not registered`);
-    // the client validates while encoding and names the invalid paths
-    return this.registry.encode(id, value);
+    const header = this.headers.get(schema);
+    if (header === undefined) throw new Error(`schema ${schema} is not registered`);
+    return this.local.encodeAfter(schema, value, header);
   }
 
   /**

@@ -61,6 +61,13 @@ describe('schema registry', () => {
     expect(buf[0]).toBe(0); // Confluent wire format: magic byte, then the schema id
     expect(buf.readInt32BE(1)).toBe(codec.idOf('language-id/request'));
     expect(await codec.decode('language-id/request', buf)).toEqual(req);
+    // the Confluent client reads what the codec writes, also a value larger than its first buffer (issue 17: the codec writes the wire format itself)
+    const many = { items: Array.from({ length: 2000 }, (_, i) => ({ ...req, text: `text ${i} `.repeat(20) })) };
+    const big = await codec.encode('language-id/requests', many);
+    expect(big.length).toBeGreaterThan(64 * 1024);
+    expect(await new SchemaRegistry({ host: url }).decode(big)).toEqual(many);
+    expect(await codec.decode('language-id/request', await codec.encode('language-id/request', req))).toEqual(req);
+    await expect(codec.encode('language-id/request', { ...req, topK: 'three' } as never)).rejects.toThrow(/does not match schema language-id\/request: invalid field\(s\) topK/);
     // a copy of schemas/ where a request gains a field without a default: not BACKWARD compatible
     const dir = mkdtempSync(join(tmpdir(), 'schemas-'));
     cpSync(SCHEMA_DIR, dir, { recursive: true });
