@@ -53,7 +53,13 @@ export class MicroBatcher<I, R> {
     private readonly run: (items: I[]) => Promise<R[]>,
     private readonly onDropped: (item: I, reason: 'expired' | 'cancelled') => R,
     private readonly isCancelled: (item: I) => boolean = () => false,
-  ) {}
+  ) {
+    const fits = (policy.preferredBatchSizes ?? []).filter((p) => p <= policy.maxBatchSize);
+    this.unit = fits.length > 0 ? Math.max(...fits) : policy.maxBatchSize;
+  }
+
+  /** The usual micro-batch: the largest preferred batch size, else maxBatchSize. */
+  private readonly unit: number;
 
   /** Items waiting (not counting the micro-batch running). */
   get depth(): number { return this.queue.length; }
@@ -85,11 +91,6 @@ export class MicroBatcher<I, R> {
     });
   }
 
-  /** The usual micro-batch: the largest preferred batch size, else maxBatchSize. */
-  private get unit(): number {
-    const fits = (this.policy.preferredBatchSizes ?? []).filter((p) => p <= this.policy.maxBatchSize);
-    return fits.length > 0 ? Math.max(...fits) : this.policy.maxBatchSize;
-  }
 
   /** No micro-batch may be handed over now: all slots taken, or only ahead slots free and fewer than a quarter of the usual micro-batch ({@link unit}) waiting. */
   private get busy(): boolean {
