@@ -1,11 +1,13 @@
 /**
  * The event pipeline end to end in embedded mode: crashes, replays and deadlines.
  */
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
+import { BACKENDS, type Backend } from '../services/capabilities/index.ts';
 import { CapabilityWorker } from '../services/workers/worker.ts';
 import { H, topicsFor } from '../services/events/topics.ts';
 import { post, servicesClosedAfterEach, until } from './helpers/service.ts';
@@ -85,6 +87,58 @@ describe('pipeline', () => {
     await new Promise((res) => setTimeout(res, 300));
     expect(await svc.ledger.count()).toBe(1);
     expect(await svc.ledger.report({ keyId: 'bulk:job7' })).toMatchObject([{ model: 'lid-lite-608', unit: 'texts', quantity: 300, requests: 1 }]);
+  });
+
+  it('when a backlog dispatch crashes its thread, runs its micro-batches again one by one and fails only the one that crashes (issue 17)', async () => {
+    // a model whose backend ends its thread on the text "crash" and holds it 300 ms on "slow"
+    const dir = mkdtempSync(join(tmpdir(), 'crashy-'));
+    writeFileSync(join(dir, 'engine.mjs'), `
+      export function createEngine() {
+        return {
+          async load() {}, async unload() {},
+          async run(model, inputs) {
+            if (inputs.some((i) => i.text === 'crash')) process.exit(3); // the inference thread dies
+            if (inputs.some((i) => i.text === 'slow')) { const t = Date.now(); while (Date.now() - t < 300) { /* busy */ } }
+            return inputs.map((i) => ({ output: { language: 'eng', script: 'Latn', label: 'eng_Latn', languageName: 'English', confidence: 1, top: [], warnings: [], text: i.text }, failure: null }));
+          },
+        };
+      }`);
+    (BACKENDS as Record<string, Backend>)['test-crashy'] = { capability: 'language-id', module: pathToFileURL(join(dir, 'engine.mjs')) };
+    const repo = join(dir, 'models');
+    mkdirSync(join(repo, 'crashy', '1'), { recursive: true });
+    writeFileSync(join(repo, 'crashy', '1', 'model.onnx'), 'unused');
+    writeFileSync(join(repo, 'crashy', 'config.json'), JSON.stringify({ name: 'crashy', capability: 'language-id', backend: 'test-crashy', max_batch_size: 4, dynamic_batching: { max_queue_delay_ms: 0, max_queue_size: 100 },
+      inputs: { ids: { data_type: 'int32', dims: ['N'] } }, outputs: { probs: { data_type: 'float32', dims: ['N'] } } }));
+    try {
+      const svc = await service({ MODEL_REPOSITORY: repo, DLQ_MAX_ATTEMPTS: 1, WORKER_BACKLOG_MICRO_BATCHES: 2 }, { capabilities: ['language-id'] });
+      const topics = topicsFor('lmstream');
+      const item = (text: string) => ({ text, model: 'crashy', mode: 'coverage' as const, topK: 1, candidates: null, echoText: true });
+      // several-item events in one produce call (one consumed batch)
+      const send = async (events: Array<[string, string[]]>) => {
+        const answered = events.map(([id, texts]) => svc.gateway.correlator.expectItems(`${id}:0`, texts.length, Date.now() + 20_000));
+        await svc.transport.producer().send(topics.requests('language-id'), await Promise.all(events.map(async ([id, texts]) => ({
+          key: null, value: await svc.codec.encode('language-id/requests', { items: texts.map(item) }), headers: {
+            [H.correlationId]: `${id}:0`, [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.capability]: 'language-id', [H.items]: String(texts.length),
+          },
+        }))));
+        return Promise.all(answered);
+      };
+      // the thread is busy with a slow micro-batch; meanwhile the first 4 items are handed to
+      // it ahead, and the other 8 (2 micro-batches of 4) wait, to go together in one backlog
+      // dispatch; one of them ends the thread
+      const slow = send([['z', ['slow']]]).then((r) => r[0]![0]!);
+      await new Promise((r) => setTimeout(r, 100));
+      const results = (await send([['a', ['a1', 'a2', 'a3', 'a4']], ['b', ['b1', 'b2', 'b3', 'b4']], ['c', ['c1', 'crash', 'c3', 'c4']]])).flat();
+      expect((await slow).output).toBeTruthy();
+      // the micro-batch holding "crash" (4 items) failed, and only it: 8 items answered
+      expect(results.filter((r) => r.failure?.code === 'INFERENCE_FAILED').length).toBe(4);
+      expect(results.filter((r) => r.output).length).toBe(8);
+      expect(results.find((r, i) => i === 5)!.failure?.code).toBe('INFERENCE_FAILED');
+      // its events went to the dead-letter topic (DLQ_MAX_ATTEMPTS 1)
+      expect(svc.transport.read(topics.deadLetter('language-id'), 0, 0, 10).length).toBeGreaterThan(0);
+    } finally {
+      delete (BACKENDS as Record<string, Backend>)['test-crashy'];
+    }
   });
 
   it('answers 504 when no result arrives before the deadline, and drops and counts a late reply', async () => {

@@ -39,10 +39,12 @@ export class InferenceThread {
       workerData: { entry: THREAD_URL.href, engine: this.engineUrl.href, context: this.context },
     });
     this.worker.unref();
-    this.worker.on('message', (m: { id: number; ok: boolean; results?: unknown; error?: string; code?: string }) => {
+    this.worker.on('message', (m: { id: number; ok: boolean; results?: unknown; causes?: string[]; error?: string; code?: string }) => {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
+      // micro-batches of a chunked run that failed (answered INFERENCE_FAILED): their causes
+      for (const error of m.causes ?? []) this.log.error({ model: p.model, error }, 'inference failed');
       if (m.ok) p.resolve(m.results);
       else if (isErrorCode(m.code)) p.reject(new EngineError(m.code, m.error ?? 'inference failed'));
       else {

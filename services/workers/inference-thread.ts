@@ -4,7 +4,8 @@
  * Messages in: {id, op: 'load'|'unload'|'run', model, inputs?, control?, chunk?} (control's
  * flags are shared memory: the main thread sets them while the run goes on; a run of more
  * than `chunk` inputs is run as micro-batches of `chunk`, see the worker's backlog
- * dispatch); out: {id, ok, results?, error?, code?}.
+ * dispatch); out: {id, ok, results?, causes?, error?, code?} (causes: errors of micro-batches of a
+ * chunked run, each answered INFERENCE_FAILED).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ItemResult } from '../events/contract.ts';
@@ -18,10 +19,11 @@ const engine = mod.createEngine(data.context);
 
 /**
  * Runs `inputs` as micro-batches of at most `chunk` items, one after another. A chunk
- * whose engine throws an EngineError gets that failure for each of its items; any other
- * error fails the whole call.
+ * whose engine throws answers only its own items: an EngineError's code, else
+ * INFERENCE_FAILED with the cause in `causes` (for the worker's log), as a whole call
+ * that throws is answered.
  */
-async function runChunked(model: string, inputs: unknown[], control: RunControl | undefined, chunk: number): Promise<ItemResult[]> {
+async function runChunked(model: string, inputs: unknown[], control: RunControl | undefined, chunk: number, causes: string[]): Promise<ItemResult[]> {
   if (inputs.length <= chunk) return engine.run(model, inputs, control);
   const results: ItemResult[] = [];
   for (let s = 0; s < inputs.length; s += chunk) {
@@ -30,8 +32,9 @@ async function runChunked(model: string, inputs: unknown[], control: RunControl 
     try {
       results.push(...await engine.run(model, inputs.slice(s, e), part));
     } catch (err) {
-      if (!(err instanceof EngineError)) throw err;
-      for (let i = s; i < e; i++) results.push(failed(err.code, err.message));
+      const r = err instanceof EngineError ? failed(err.code, err.message) : failed('INFERENCE_FAILED', `model ${model} failed to run; the worker's log has the cause`);
+      if (!(err instanceof EngineError)) causes.push((err as Error).message ?? String(err));
+      for (let i = s; i < e; i++) results.push(r);
     }
   }
   return results;
@@ -41,8 +44,9 @@ parentPort!.on('message', async (msg: { id: number; op: 'load' | 'unload' | 'run
   try {
     if (msg.op === 'load') await engine.load(msg.model);
     else if (msg.op === 'unload') await engine.unload(msg.model);
-    const results = msg.op === 'run' ? await runChunked(msg.model, msg.inputs ?? [], msg.control, msg.chunk ?? Infinity) : undefined;
-    parentPort!.postMessage({ id: msg.id, ok: true, results });
+    const causes: string[] = [];
+    const results = msg.op === 'run' ? await runChunked(msg.model, msg.inputs ?? [], msg.control, msg.chunk ?? Infinity, causes) : undefined;
+    parentPort!.postMessage({ id: msg.id, ok: true, results, causes });
   } catch (err) {
     // an EngineError's code and message are the items' answer; anything else (onnxruntime
     // failing, a bug) carries no code and is reported to the worker's log, not to clients

@@ -268,19 +268,20 @@ export class CapabilityWorker {
       try {
         results = await this.models.run(model, items.map((i) => i.input), run.control, chunk);
       } catch (err) {
-        // a code from the engine is the items' answer; a crash is not: count the attempt,
-        // dead-letter items tried DLQ_MAX_ATTEMPTS times, and let the rest be delivered
-        // again (their offsets stay uncommitted)
-        if (err instanceof EngineError) {
-          results = items.map(() => failed(err.code, err.message));
-        } else {
-          // attempts are counted per request event (the items of a several-item event crash together)
-          const max = this.settings.dlqMaxAttempts;
-          const exhausted = [...new Set(items.map((i) => i.msg))].filter((msg) => this.attempts.count(msg) >= max);
-          if (exhausted.length === 0) throw err;
-          const error = `inference failed ${max} times: ${(err as Error).message}`;
-          await this.producer.send(this.topics.deadLetter(this.opts.capability), exhausted.map((msg) => deadLetter(msg, error, max)));
-          results = items.map(() => failed('INFERENCE_FAILED', error));
+        if (err instanceof EngineError || items.length <= chunk) results = await this.afterFailure(err, items);
+        else {
+          // a backlog dispatch crashed: its micro-batches run again one by one, so that only
+          // the events of one that crashes have their attempts counted (and are dead-lettered)
+          results = [];
+          for (let s = 0; s < items.length; s += chunk) {
+            const part = items.slice(s, s + chunk);
+            const control = { deadlines: run.control.deadlines.slice(s, s + chunk), cancelled: run.control.cancelled.subarray(s, s + chunk) };
+            try {
+              results.push(...await this.models.run(model, part.map((i) => i.input), control));
+            } catch (e) {
+              results.push(...await this.afterFailure(e, part));
+            }
+          }
         }
       } finally {
         this.running.delete(run);
@@ -296,6 +297,24 @@ export class CapabilityWorker {
     published.catch(() => undefined);
     this.applyBackpressure();
     return results.map((result) => ({ result, published }));
+  }
+
+  /**
+   * The answer of a micro-batch whose run failed. A code from the engine is the items'
+   * answer; a crash is not: its attempt is counted per request event (the items of a
+   * several-item event crash together), events tried DLQ_MAX_ATTEMPTS times are
+   * dead-lettered and the items answered INFERENCE_FAILED, and otherwise the error is
+   * thrown again, so the items are delivered again (their offsets stay uncommitted).
+   * @throws the run's error when no event has used up its attempts
+   */
+  private async afterFailure(err: unknown, items: Item[]): Promise<ItemResult[]> {
+    if (err instanceof EngineError) return items.map(() => failed(err.code, err.message));
+    const max = this.settings.dlqMaxAttempts;
+    const exhausted = [...new Set(items.map((i) => i.msg))].filter((msg) => this.attempts.count(msg) >= max);
+    if (exhausted.length === 0) throw err;
+    const error = `inference failed ${max} times: ${(err as Error).message}`;
+    await this.producer.send(this.topics.deadLetter(this.opts.capability), exhausted.map((msg) => deadLetter(msg, error, max)));
+    return items.map(() => failed('INFERENCE_FAILED', error));
   }
 
   /** Stops after in-flight batches are published and committed. */

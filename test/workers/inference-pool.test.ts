@@ -42,6 +42,7 @@ export function createEngine() {
     async load() {}, async unload() {},
     async run(model, inputs, control) {
       if (inputs.some((i) => i.fail)) throw new EngineError('INVALID_REQUEST', 'a bad item in this micro-batch');
+      if (inputs.some((i) => i.bug)) throw new TypeError('a bug in the backend');
       return inputs.map((i, k) => ({ output: { size: inputs.length, x: i.x, cancelled: Atomics.load(control.cancelled, k) }, failure: null }));
     },
   };
@@ -73,7 +74,7 @@ describe('InferencePool', () => {
     expect(y.started).toBeLessThan(x.ended);
   });
 
-  it('runs a backlog dispatch as micro-batches of at most chunk items; a micro-batch that fails answers only its own items (issue 17)', async () => {
+  it('runs a backlog dispatch as micro-batches of at most chunk items; a micro-batch that fails or throws answers only its own items (issue 17)', async () => {
     const p = pool(1, CHUNK_ENGINE);
     const inputs = Array.from({ length: 10 }, (_, x) => ({ x, fail: x === 5 }));
     const control = runControl(inputs.map(() => Infinity));
@@ -84,6 +85,9 @@ describe('InferencePool', () => {
     // each micro-batch sees its own items' cancellation flags
     expect(results[9]!.output!.cancelled).toBe(1);
     expect(results[8]!.output!.cancelled).toBe(0);
+    // a backend that throws something else: INFERENCE_FAILED for its micro-batch only
+    const buggy = await p.run<{ size: number }>('m', Array.from({ length: 6 }, (_, x) => ({ x, bug: x === 1 })), runControl(Array(6).fill(Infinity)), 3);
+    expect(buggy.map((r) => r.output?.size ?? r.failure!.code)).toEqual(['INFERENCE_FAILED', 'INFERENCE_FAILED', 'INFERENCE_FAILED', 3, 3, 3]);
     // without chunk, one call
     expect((await p.run<{ size: number }>('m', inputs.slice(0, 5), runControl([1, 2, 3, 4, 5].map(() => Infinity))))[0]!.output!.size).toBe(5);
   });
