@@ -1,8 +1,9 @@
 /**
  * A model worker for one capability: consumes `<prefix>.<capability>.requests`, forms
- * micro-batches per model, runs them in an inference thread, publishes each
- * micro-batch's results and usage in one produce call (publisher.ts), and only then lets
- * the consumer commit. Items are skipped when nobody waits for them any more: past their
+ * micro-batches per model (under a backlog, several go to the thread in one call: backlog
+ * dispatch), runs them in an inference thread, publishes each call's results and usage in
+ * one produce call (publisher.ts; a bulk producer's several-item event is billed once it
+ * is answered as a whole), and only then lets the consumer commit. Items are skipped when nobody waits for them any more: past their
  * deadline, or cancelled by the gateway whose client went away (cancellations.ts). Events
  * that do not decode, and items whose micro-batch keeps crashing, go to the dead-letter
  * topic (dead-letter.ts). Fetching pauses while the queues are nearly full
