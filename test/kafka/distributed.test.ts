@@ -247,8 +247,20 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
     await kafka?.stop();
   }, 60_000);
 
-  const run = (script: string, args: string[]) => spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const exit = (c: ReturnType<typeof run>) => new Promise<number | null>((r) => c.on('exit', r));
+  // stderr is read as it comes (its last 4 KB kept for a failure's message): a pipe nobody
+  // reads fills at 64 KB and then blocks the connector's next write (regression: kafkajs'
+  // rebalance errors filled it and the test timed out)
+  const stderrOf = new Map<ReturnType<typeof spawn>, string>();
+  const run = (script: string, args: string[]) => {
+    const c = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    stderrOf.set(c, '');
+    c.stderr!.on('data', (d: Buffer) => stderrOf.set(c, (stderrOf.get(c)! + d.toString('utf8')).slice(-4096)));
+    return c;
+  };
+  const exit = (c: ReturnType<typeof run>) => new Promise<number | null>((r) => c.on('exit', (code) => {
+    if (code !== 0 && code !== null) console.error(`exit ${code}:\n${stderrOf.get(c)}`);
+    r(code);
+  }));
 
   it('runs every service in one process over Kafka when no --service is given', async () => {
     const base = `http://127.0.0.1:${gatewayPort}`;
