@@ -160,6 +160,50 @@ if (children.length > 0) try {
 } finally {
   for (const c of children) c.kill('SIGTERM');
 }
+/**
+ * One bulk ingestion job: the source streams `input` (`lines` lines) into the language-ID
+ * topic while the sink writes the corpus; CPU rows for the services (`pids`) and the
+ * connectors go to cpuRows.
+ * @returns the job's line of the report (texts/s end to end, or why it failed)
+ */
+async function bulkJob(job: number, input: string, lines: number, env: NodeJS.ProcessEnv, pids: Record<string, number>): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bulk-'));
+  const limitMs = Number(process.env.BENCH_BULK_TIMEOUT_S ?? 600) * 1000;
+  // connector logs go to <dir>/<script>.log; their CPU time is sampled every 100 ms while
+  // they run (their /proc entry goes when they exit)
+  const connectorCpu: Record<string, number> = {};
+  const run = (script: string, args: string[]) => new Promise<number | null>((resolve) => {
+    const name = script.split('/').pop()!.replace(/\.ts$/, '');
+    const log = openSync(join(dir, `${name}.log`), 'w');
+    // BENCH_PROFILE=<dir>: V8 CPU profiles of the connectors too
+    const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${name}`] : [];
+    const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(ROOT, script), ...args], { env, stdio: ['ignore', 'ignore', log] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    const sample = setInterval(() => { const c = cpuSeconds(child.pid!); if (!Number.isNaN(c)) connectorCpu[name] = c; }, 100);
+    child.on('exit', (code) => { clearTimeout(timer); clearInterval(sample); resolve(code); });
+  });
+  const services = new CpuMeter(pids);
+  services.begin();
+  const t0 = Date.now();
+  const [src, sink] = await Promise.all([
+    run('connectors/lid-source.ts', ['--file', input, '--job', `bench${job}`, '--model', MODEL, '--items', process.env.BENCH_BULK_ITEMS ?? '100', ...(process.env.BENCH_BULK_RATE ? ['--rate', process.env.BENCH_BULK_RATE] : [])]),
+    run('connectors/corpus-sink.ts', ['--job', `bench${job}`, '--out', join(dir, 'out'), '--expect', String(lines)]),
+  ]);
+  const s = (Date.now() - t0) / 1000;
+  for (const [process, secs] of Object.entries({ ...services.end(), ...connectorCpu })) {
+    if (process === 'gateway') continue;
+    cpuRows.push({ scenario: `bulk ingestion, job ${job}`, process, 'CPU ms/request': NaN, 'CPU µs/text': Math.round(secs * 1e6 / lines), cores: +(secs / s).toFixed(2) });
+  }
+  const files = readdirSync(join(dir, 'out')).filter((f) => f.endsWith('.txt'));
+  // nothing lost or duplicated: every numbered line once
+  const written = files.flatMap((f) => readFileSync(join(dir, 'out', f), 'utf8').split('\n').filter((l) => l.length > 0));
+  const distinct = new Set(written).size;
+  if (written.length !== lines || distinct !== lines) console.error(`bulk ingestion: ${written.length} lines written, ${distinct} distinct, ${lines} sent`);
+  return src === 0 && sink === 0 && written.length === lines && distinct === lines
+    ? `bulk ingestion (Kafka), job ${job}: ${lines} lines from file to ${files.length} corpus files in ${s.toFixed(1)} s = ${Math.round(lines / s)} texts/s (end to end, one worker; ${process.env.BENCH_BULK_ITEMS ?? '100'} lines per request event; source ${process.env.BENCH_BULK_RATE ? `paced at ${process.env.BENCH_BULK_RATE} lines/s` : 'unpaced'})`
+    : `bulk ingestion, job ${job}, failed (source exit ${src}, sink exit ${sink}; logs in ${dir})`;
+}
+
 const bulk: string[] = [];
 if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
   const k = await startKafkaEnv(KEY);
@@ -178,48 +222,10 @@ if (process.env.BENCH_KAFKA !== '0' && kafkaAvailable()) {
     // setting of the HTTP rows, see kafka-env.ts) do not take CPU from the pipeline
     await k.procs.find((p) => p.name === 'gateway')?.kill('SIGTERM');
     const lines = Number(process.env.BENCH_BULK_LINES ?? 100_000);
+    const input = join(mkdtempSync(join(tmpdir(), 'bench-bulk-')), 'input.txt');
+    writeFileSync(input, Array.from({ length: lines }, (_, i) => `${SENTENCES[i % SENTENCES.length]} ${i}`).join('\n') + '\n');
     // BENCH_BULK_RUNS jobs one after another (default 2): runs of one build differ by up to a third here
-    for (let job = 1; job <= Math.max(1, Number(process.env.BENCH_BULK_RUNS ?? 2)); job++) {
-      const dir = mkdtempSync(join(tmpdir(), 'bench-bulk-'));
-      const file = join(dir, 'input.txt');
-      writeFileSync(file, Array.from({ length: lines }, (_, i) => `${SENTENCES[i % SENTENCES.length]} ${i}`).join('\n') + '\n');
-      const env = { ...process.env, ...k.env, LOG_LEVEL: 'warn' };
-      const limitMs = Number(process.env.BENCH_BULK_TIMEOUT_S ?? 600) * 1000;
-      // connector logs go to <dir>/<script>.log
-      // the connectors' CPU time is sampled every 100 ms while they run (their /proc entry goes when they exit)
-      const connectorCpu: Record<string, number> = {};
-      const run = (script: string, args: string[]) => new Promise<number | null>((resolve) => {
-        const name = script.split('/').pop()!.replace(/\.ts$/, '');
-        const log = openSync(join(dir, `${name}.log`), 'w');
-        // BENCH_PROFILE=<dir>: V8 CPU profiles of the connectors too
-        const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${name}`] : [];
-        const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(ROOT, script), ...args], { env, stdio: ['ignore', 'ignore', log] });
-        const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-        const sample = setInterval(() => { const c = cpuSeconds(child.pid!); if (!Number.isNaN(c)) connectorCpu[name] = c; }, 100);
-        child.on('exit', (code) => { clearTimeout(timer); clearInterval(sample); resolve(code); });
-      });
-      const services = new CpuMeter(pids);
-      services.begin();
-      const t0 = Date.now();
-      const [src, sink] = await Promise.all([
-        run('connectors/lid-source.ts', ['--file', file, '--job', `bench${job}`, '--model', MODEL, '--items', process.env.BENCH_BULK_ITEMS ?? '100', ...(process.env.BENCH_BULK_RATE ? ['--rate', process.env.BENCH_BULK_RATE] : [])]),
-        run('connectors/corpus-sink.ts', ['--job', `bench${job}`, '--out', join(dir, 'out'), '--expect', String(lines)]),
-      ]);
-      const s = (Date.now() - t0) / 1000;
-      for (const [process, secs] of Object.entries({ ...services.end(), ...connectorCpu })) {
-        if (process === 'gateway') continue;
-        cpuRows.push({ scenario: `bulk ingestion, job ${job}`, process, 'CPU ms/request': NaN, 'CPU µs/text': Math.round(secs * 1e6 / lines), cores: +(secs / s).toFixed(2) });
-      }
-      const files = readdirSync(join(dir, 'out')).filter((f) => f.endsWith('.txt'));
-      const labels = files.length;
-      // nothing lost or duplicated: every numbered line once
-      const written = files.flatMap((f) => readFileSync(join(dir, 'out', f), 'utf8').split('\n').filter((l) => l.length > 0));
-      const distinct = new Set(written).size;
-      if (written.length !== lines || distinct !== lines) console.error(`bulk ingestion: ${written.length} lines written, ${distinct} distinct, ${lines} sent`);
-      bulk.push(src === 0 && sink === 0 && written.length === lines && distinct === lines
-        ? `bulk ingestion (Kafka), job ${job}: ${lines} lines from file to ${labels} corpus files in ${s.toFixed(1)} s = ${Math.round(lines / s)} texts/s (end to end, one worker; ${process.env.BENCH_BULK_ITEMS ?? '100'} lines per request event; source ${process.env.BENCH_BULK_RATE ? `paced at ${process.env.BENCH_BULK_RATE} lines/s` : 'unpaced'})`
-        : `bulk ingestion, job ${job}, failed (source exit ${src}, sink exit ${sink}; logs in ${dir})`);
-    }
+    for (let job = 1; job <= Math.max(1, Number(process.env.BENCH_BULK_RUNS ?? 2)); job++) bulk.push(await bulkJob(job, input, lines, { ...process.env, ...k.env, LOG_LEVEL: 'warn' }, pids));
   } finally {
     await k.stop();
   }

@@ -59,6 +59,11 @@ if (start.items !== undefined && start.batch !== undefined && (start.items !== p
   perEvent = start.items;
   batchSize = start.batch;
 }
+/** Writes the checkpoint atomically (a temporary file renamed over it), with the job's grouping. */
+function saveCheckpoint(at: Pick<SourceCheckpoint, 'nextLine' | 'nextSeq' | 'done'>): void {
+  writeFileSync(`${checkpointFile}.tmp`, JSON.stringify({ ...at, items: perEvent, batch: batchSize } satisfies SourceCheckpoint));
+  renameSync(`${checkpointFile}.tmp`, checkpointFile);
+}
 let lineNo = -1;
 let sent = 0;
 let bytes = 0;
@@ -93,8 +98,7 @@ async function flush(): Promise<void> {
   await producer.send(topics.requests('language-id'), messages);
   sent += batch.length;
   const last = batch[batch.length - 1]!;
-  writeFileSync(`${checkpointFile}.tmp`, JSON.stringify({ nextLine: last.line + 1, nextSeq: last.seq + 1, items: perEvent, batch: batchSize } satisfies SourceCheckpoint));
-  renameSync(`${checkpointFile}.tmp`, checkpointFile);
+  saveCheckpoint({ nextLine: last.line + 1, nextSeq: last.seq + 1 });
 }
 
 const rl = createInterface({ input: createReadStream(a.file, 'utf8'), crlfDelay: Infinity });
@@ -118,6 +122,5 @@ for await (const raw of rl) {
 await flush();
 clearInterval(progress);
 process.stderr.write(`\n${a.job}: sent ${sent} lines from line ${startLine} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-writeFileSync(`${checkpointFile}.tmp`, JSON.stringify({ nextLine: lineNo + 1, nextSeq: seq, items: perEvent, batch: batchSize, done: true } satisfies SourceCheckpoint));
-renameSync(`${checkpointFile}.tmp`, checkpointFile);
+saveCheckpoint({ nextLine: lineNo + 1, nextSeq: seq, done: true });
 await transport.close();

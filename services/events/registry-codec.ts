@@ -1,7 +1,7 @@
 /**
  * Kafka-mode codec: Avro in the Confluent wire format (magic byte, 4-byte schema id,
- * Avro binary), with the registry reached through @kafkajs/confluent-schema-registry. At start-up every schema of
- * `schemas/` is registered under its subject with BACKWARD compatibility; a schema that
+ * Avro binary), with the registry reached through @kafkajs/confluent-schema-registry. At
+ * start-up every schema of `schemas/` is registered under its subject with BACKWARD compatibility; a schema that
  * breaks compatibility stops the start with an error naming the subject. Decoding
  * resolves the writer's schema (fetched by id) to this build's reader schema, so
  * messages written with an older version still decode.
@@ -35,7 +35,6 @@ export class SchemaRegistrationError extends Error {
 
 /** See the module comment. */
 export class RegistryCodec implements EventCodec {
-  private readonly ids = new Map<SchemaName, number>();
   /** the wire-format header of each registered schema: magic byte 0, its id big-endian */
   private readonly headers = new Map<SchemaName, Buffer>();
   /** resolvers from a writer schema id to a reader schema, built once each */
@@ -55,7 +54,6 @@ export class RegistryCodec implements EventCodec {
       if (!subject) continue;
       try {
         const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(local.schemaJson(name)) }, { subject, compatibility: 'BACKWARD' as never });
-        codec.ids.set(name, id);
         const header = Buffer.alloc(5);
         header.writeInt32BE(id, 1);
         codec.headers.set(name, header);
@@ -67,7 +65,7 @@ export class RegistryCodec implements EventCodec {
   }
 
   /** Schema id registered for a schema name. */
-  idOf(schema: SchemaName): number | undefined { return this.ids.get(schema); }
+  idOf(schema: SchemaName): number | undefined { return this.headers.get(schema)?.readInt32BE(1); }
 
   /**
    * The Confluent wire format of a value: magic byte 0, the schema's registered id
@@ -94,7 +92,7 @@ export class RegistryCodec implements EventCodec {
     const writerId = buf.readInt32BE(1);
     const reader = this.local.type(schema);
     const payload = buf.subarray(5);
-    if (writerId === this.ids.get(schema)) return reader.fromBuffer(payload) as SchemaValues[S];
+    if (writerId === this.idOf(schema)) return reader.fromBuffer(payload) as SchemaValues[S];
     const key = `${schema}:${writerId}`;
     let resolver = this.resolvers.get(key);
     if (!resolver) {

@@ -3,8 +3,8 @@
  * queue up to `maxQueueSize`; a micro-batch runs when `maxBatchSize` items wait or the
  * oldest has waited `maxQueueDelayMs`, cut to the largest preferred batch size that fits
  * when the model names some; up to `concurrency` micro-batches run at once (the model's
- * instance_count), and `queuedAhead` more (of at least a quarter of maxBatchSize items) may be handed over to wait in the
- * backend's queue; under a backlog, several micro-batches go in one hand-over
+ * instance_count), and `queuedAhead` more (each once a quarter of a usual micro-batch
+ * waits) may be handed over to wait in the backend's queue; under a backlog, several micro-batches go in one hand-over
  * (`backlogMicroBatches`); an item whose deadline passed while queued, or that was
  * cancelled, is not run.
  */
@@ -19,8 +19,8 @@ export interface BatchPolicy {
   concurrency?: number;
   /**
    * more micro-batches that may be handed over while `concurrency` run, to wait in the
-   * inference thread's queue, each only when at least a quarter of maxBatchSize items
-   * wait (default 0)
+   * inference thread's queue, each only when at least a quarter of a usual micro-batch
+   * (the largest preferred batch size, else maxBatchSize) waits (default 0)
    */
   queuedAhead?: number;
   /** batch sizes the model runs best at (Triton's preferred_batch_size) */
@@ -90,7 +90,6 @@ export class MicroBatcher<I, R> {
       this.schedule();
     });
   }
-
 
   /** No micro-batch may be handed over now: all slots taken, or only ahead slots free and fewer than a quarter of the usual micro-batch ({@link unit}) waiting. */
   private get busy(): boolean {

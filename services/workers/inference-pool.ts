@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { isErrorCode } from '../lib/errors.ts';
-import { EngineError, type EngineContext, type RunControl } from './engines/types.ts';
+import { EngineError, failedToRun, type EngineContext, type RunControl } from './engines/types.ts';
 import type { ItemResult } from '../events/contract.ts';
 
 const THREAD_URL = new URL(`./inference-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
@@ -50,7 +50,7 @@ export class InferenceThread {
       else {
         // details (paths, stack) stay in the log; the items' answer names the model only
         this.log.error({ model: p.model, error: m.error }, 'inference failed');
-        p.reject(new EngineError('INFERENCE_FAILED', `model ${p.model} failed to run; the worker's log has the cause`));
+        p.reject(new EngineError('INFERENCE_FAILED', failedToRun(p.model)));
       }
     });
     this.worker.on('error', (err) => this.log.error({ err }, 'inference thread error'));

@@ -10,7 +10,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ItemResult } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
-import { EngineError, type Engine, type EngineContext, type RunControl } from './engines/types.ts';
+import { EngineError, failedToRun, sliceControl, type Engine, type EngineContext, type RunControl } from './engines/types.ts';
 
 interface ThreadData { engine: string; context: EngineContext; }
 const data = workerData as ThreadData;
@@ -28,11 +28,11 @@ async function runChunked(model: string, inputs: unknown[], control: RunControl 
   const results: ItemResult[] = [];
   for (let s = 0; s < inputs.length; s += chunk) {
     const e = Math.min(inputs.length, s + chunk);
-    const part = control ? { deadlines: control.deadlines.slice(s, e), cancelled: control.cancelled.subarray(s, e) } : undefined;
+    const part = control ? sliceControl(control, s, e) : undefined;
     try {
       results.push(...await engine.run(model, inputs.slice(s, e), part));
     } catch (err) {
-      const r = err instanceof EngineError ? failed(err.code, err.message) : failed('INFERENCE_FAILED', `model ${model} failed to run; the worker's log has the cause`);
+      const r = err instanceof EngineError ? failed(err.code, err.message) : failed('INFERENCE_FAILED', failedToRun(model));
       if (!(err instanceof EngineError)) causes.push((err as Error).message ?? String(err));
       for (let i = s; i < e; i++) results.push(r);
     }

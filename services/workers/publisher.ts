@@ -19,13 +19,15 @@ import type { ConsumedMessage, OutgoingMessage, Producer } from '../transport/ty
  * position in the event when the event holds several items (`<capability>/requests`;
  * undefined for a one-item event), and when the worker took it (ms since the epoch).
  */
-export interface Item {
-  msg: ConsumedMessage;
-  input: SchemaValues[RequestSchema];
-  index?: number;
-  takenAt?: number;
-  /** its usage is published for its whole request event ({@link ResultPublisher.publishEventUsage}), not with its result */
-  usageFolded?: boolean;
+export interface Item { msg: ConsumedMessage; input: SchemaValues[RequestSchema]; index?: number; takenAt?: number; }
+
+/**
+ * Whether a request event's usage is published for the whole event once it is answered
+ * ({@link ResultPublisher.publishEventUsage}) rather than with each item's result: a
+ * several-item event (header `items`) that the worker bills (no `billing: at-delivery`).
+ */
+export function foldsUsage(msg: ConsumedMessage): boolean {
+  return msg.headers[H.items] !== undefined && msg.headers[H.billing] !== 'at-delivery';
 }
 
 /** When an item's micro-batch started (ms since the epoch) and how long it ran (ms). */
@@ -160,7 +162,7 @@ export class ResultPublisher {
       const { requestId, itemIndex } = itemIdOf(item);
       const keyId = h[H.keyId] ?? 'anonymous';
       const quantity = r.output ? usageQuantity(this.capability, r.output as Record<string, unknown>) : 0;
-      if (r.output && !item.usageFolded) {
+      if (r.output && !foldsUsage(item.msg)) {
         let events = usage.get(keyId);
         if (!events) usage.set(keyId, events = []);
         events.push({

@@ -3,8 +3,9 @@
  * micro-batches per model (under a backlog, several go to the thread in one call: backlog
  * dispatch), runs them in an inference thread, publishes each call's results and usage in
  * one produce call (publisher.ts; a bulk producer's several-item event is billed once it
- * is answered as a whole), and only then lets the consumer commit. Items are skipped when nobody waits for them any more: past their
- * deadline, or cancelled by the gateway whose client went away (cancellations.ts). Events
+ * is answered as a whole), and only then lets the consumer commit. Items are skipped when
+ * nobody waits for them any more: past their deadline, or cancelled by the gateway whose
+ * client went away (cancellations.ts). Events
  * that do not decode, and items whose micro-batch keeps crashing, go to the dead-letter
  * topic (dead-letter.ts). Fetching pauses while the queues are nearly full
  * (backpressure.ts). It publishes heartbeats, follows warm-up commands and unloads idle
@@ -26,16 +27,17 @@ import { Backpressure } from './backpressure.ts';
 import { MicroBatcher } from './batcher.ts';
 import { Cancellations } from './cancellations.ts';
 import { AttemptCounter, deadLetter } from './dead-letter.ts';
-import { EngineError, runControl, type RunControl } from './engines/types.ts';
+import { EngineError, runControl, sliceControl, type RunControl } from './engines/types.ts';
 import { WorkerModels } from './models.ts';
 import { workerSettings, type WorkerOptions, type WorkerSettings } from './options.ts';
-import { ResultPublisher, groupByTopic, itemIdOf, requestOf, type Item, type TopicMessages } from './publisher.ts';
+import { ResultPublisher, foldsUsage, groupByTopic, itemIdOf, requestOf, type Item, type TopicMessages } from './publisher.ts';
 
 export type { WorkerOptions, WorkerSettings } from './options.ts';
 
 /**
  * Micro-batches handed to each inference thread while it runs one (non-continuous
- * batching), once at least a quarter of max_batch_size items wait: the next waits in the thread's message queue, so the
+ * batching), once at least a quarter of the usual micro-batch (the largest preferred
+ * batch size, else max_batch_size) waits: the next waits in the thread's message queue, so the
  * thread starts it the moment the first ends instead of waiting for the event loop to
  * answer its message and form the next one while it parses requests (issue 17: batch of
  * 64 at 4 clients, embedded, 385 → 445 requests/s; the thread was idle 42 % of the
@@ -187,10 +189,10 @@ export class CapabilityWorker {
       if (this.cancellations.has(msg)) { for (const input of inputs) cancelledItems.inc({ model: input.model }); continue; }
       const takenAt = Date.now();
       // a bulk producer's several-item event is billed as a whole (folded), once every item's result is published
-      const foldUsage = claimed !== undefined && msg.headers[H.billing] !== 'at-delivery';
+      const foldUsage = foldsUsage(msg);
       const answered: Array<Promise<ItemResult>> = [];
       for (let i = 0; i < inputs.length; i++) {
-        const item: Item = { msg, input: inputs[i]!, index: claimed === undefined ? undefined : i, takenAt, usageFolded: foldUsage };
+        const item: Item = { msg, input: inputs[i]!, index: claimed === undefined ? undefined : i, takenAt };
         // a consumed batch larger than the queue waits for room instead of being refused
         const { result } = await this.batcher(item.input.model).enqueue(item, deadline);
         const done = result.then(async (o) => { await o.published; return o.result; }, async (err: unknown) => {
@@ -276,9 +278,8 @@ export class CapabilityWorker {
           results = [];
           for (let s = 0; s < items.length; s += chunk) {
             const part = items.slice(s, s + chunk);
-            const control = { deadlines: run.control.deadlines.slice(s, s + chunk), cancelled: run.control.cancelled.subarray(s, s + chunk) };
             try {
-              results.push(...await this.models.run(model, part.map((i) => i.input), control));
+              results.push(...await this.models.run(model, part.map((i) => i.input), sliceControl(run.control, s, s + part.length)));
             } catch (e) {
               results.push(...await this.afterFailure(e, part));
             }

@@ -55,6 +55,17 @@ export function runControl(deadlines: number[]): RunControl {
 }
 
 /**
+ * The control of items `start` to `end` (exclusive) of a run, for one of its micro-batches:
+ * their deadlines, and a view of the same shared cancellation flags.
+ */
+export function sliceControl(control: RunControl, start: number, end: number): RunControl {
+  return { deadlines: control.deadlines.slice(start, end), cancelled: control.cancelled.subarray(start, end) };
+}
+
+/** The answer to items whose backend failed without an error code (the cause goes to the worker's log, not to clients). */
+export const failedToRun = (model: string): string => `model ${model} failed to run; the worker's log has the cause`;
+
+/**
  * Why item `i` must stop now, if it must: its request was cancelled, or its deadline passed.
  * @param now ms since the epoch
  */
