@@ -21,12 +21,14 @@
  * workers than the request topic's retention allows.
  *
  * `npm run connector:source -- --file corpus.txt --job web1 [--jsonl --field text]
- *   [--model lid-neural-608] [--mode coverage] [--batch 500] [--items 100] [--rate N]`
+ *   [--model lid-neural-608] [--mode coverage] [--batch 500] [--items 100] [--rate N]` (bad values,
+ * and a checkpoint it did not write, end it with exit code 2 before it connects)
  */
 import { createReadStream, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { H, MAX_EVENT_ITEMS } from '../services/events/topics.ts';
+import { resolveSettings, type SettingsSchema } from '../services/lib/options.ts';
 import { connect, corpusTopic, topicsFor } from './common.ts';
 
 const { values: a } = parseArgs({ options: {
@@ -34,31 +36,59 @@ const { values: a } = parseArgs({ options: {
   model: { type: 'string', default: 'lid-neural-608' }, mode: { type: 'string', default: 'coverage' }, batch: { type: 'string', default: '500' },
   rate: { type: 'string' }, items: { type: 'string', default: '100' },
 } });
-let perEvent = Number(a.items);
-if (!a.file || !a.job || !/^[A-Za-z0-9._-]+$/.test(a.job) || (a.mode !== 'coverage' && a.mode !== 'traffic') || !Number.isInteger(perEvent) || perEvent < 1 || perEvent > MAX_EVENT_ITEMS) {
-  console.error(`usage: npm run connector:source -- --file FILE --job NAME [--jsonl --field text] [--model M] [--mode coverage|traffic] [--batch N] [--items 1..${MAX_EVENT_ITEMS}] [--rate N]`);
+/** Where a job resumes, and how it groups lines into request events. */
+interface SourceCheckpoint { nextLine: number; nextSeq: number; items?: number; batch?: number; done?: boolean }
+/** The numeric flags: lines a request event, lines a produce call, lines a second (0: unpaced). */
+interface Flags { items: number; batch: number; rate: number }
+const FLAGS_SCHEMA: SettingsSchema = { type: 'object', additionalProperties: false, properties: {
+  items: { type: 'integer', default: 100, minimum: 1, maximum: MAX_EVENT_ITEMS },
+  batch: { type: 'integer', default: 500, minimum: 1, maximum: 100_000 },
+  rate: { type: 'integer', default: 0, minimum: 0 },
+} };
+const CHECKPOINT_SCHEMA: SettingsSchema = { type: 'object', additionalProperties: false, properties: {
+  nextLine: { type: 'integer', default: 0, minimum: 0 }, nextSeq: { type: 'integer', default: 0, minimum: 0 },
+  items: FLAGS_SCHEMA.properties.items!, batch: FLAGS_SCHEMA.properties.batch!, done: { type: 'boolean', default: false },
+} };
+const usage = `usage: npm run connector:source -- --file FILE --job NAME [--jsonl --field text] [--model M] [--mode coverage|traffic] [--batch 1..100000] [--items 1..${MAX_EVENT_ITEMS}] [--rate N]`;
+let flags: Flags;
+try {
+  flags = resolveSettings<Flags>('bulk source', FLAGS_SCHEMA, { items: Number(a.items), batch: Number(a.batch), rate: a.rate === undefined ? undefined : Number(a.rate) });
+} catch (err) {
+  console.error(`${(err as Error).message}\n${usage}`);
   process.exit(2);
 }
+if (!a.file || !a.job || !/^[A-Za-z0-9._-]+$/.test(a.job) || (a.mode !== 'coverage' && a.mode !== 'traffic')) {
+  console.error(usage);
+  process.exit(2);
+}
+const checkpointFile = `${a.file}.${a.job}.source.json`;
+let start: SourceCheckpoint = { nextLine: 0, nextSeq: 0 };
+if (existsSync(checkpointFile)) {
+  try {
+    start = resolveSettings<SourceCheckpoint>('bulk source checkpoint', CHECKPOINT_SCHEMA, JSON.parse(readFileSync(checkpointFile, 'utf8')) as object);
+  } catch (err) {
+    console.error(`${checkpointFile} is not a checkpoint of this source (${(err as Error).message}); move it away to start the job again`);
+    process.exit(2);
+  }
+}
+let perEvent = flags.items;
+let batchSize = flags.batch;
+// a resumed job groups lines as it did before: lines sent again after a crash then form
+// the same request events, whose folded usage ids bill them once (services/workers/publisher.ts)
+const resumedGrouping = start.items !== undefined && start.batch !== undefined && (start.items !== perEvent || start.batch !== batchSize);
+if (resumedGrouping) {
+  perEvent = start.items!;
+  batchSize = start.batch!;
+}
 const { config, transport, codec, logger } = await connect();
+if (resumedGrouping) logger.warn({ items: perEvent, batch: batchSize }, 'resuming with the --items and --batch the job started with');
 const topics = topicsFor(config.TOPIC_PREFIX);
 const replyTopic = corpusTopic(config.TOPIC_PREFIX, a.job);
 await transport.ensureTopics([{ name: replyTopic, partitions: config.TOPIC_PARTITIONS }]);
 const producer = transport.producer();
-const checkpointFile = `${a.file}.${a.job}.source.json`;
-/** Where a job resumes, and how it groups lines into request events. */
-interface SourceCheckpoint { nextLine: number; nextSeq: number; items?: number; batch?: number; done?: boolean }
-const start: SourceCheckpoint = existsSync(checkpointFile) ? JSON.parse(readFileSync(checkpointFile, 'utf8')) : { nextLine: 0, nextSeq: 0 };
 const startLine = start.nextLine;
 let seq = start.nextSeq;
 const size = statSync(a.file).size;
-let batchSize = Number(a.batch);
-// a resumed job groups lines as it did before: lines sent again after a crash then form
-// the same request events, whose folded usage ids bill them once (services/workers/publisher.ts)
-if (start.items !== undefined && start.batch !== undefined && (start.items !== perEvent || start.batch !== batchSize)) {
-  logger.warn({ items: start.items, batch: start.batch }, 'resuming with the --items and --batch the job started with');
-  perEvent = start.items;
-  batchSize = start.batch;
-}
 /** Writes the checkpoint atomically (a temporary file renamed over it), with the job's grouping. */
 function saveCheckpoint(at: Pick<SourceCheckpoint, 'nextLine' | 'nextSeq' | 'done'>): void {
   writeFileSync(`${checkpointFile}.tmp`, JSON.stringify({ ...at, items: perEvent, batch: batchSize } satisfies SourceCheckpoint));
@@ -116,7 +146,7 @@ for await (const raw of rl) {
   if (pending.length >= batchSize) {
     await flush();
     // --rate: wait until the lines sent fit the rate
-    if (a.rate) { const ahead = (sent / Number(a.rate)) * 1000 - (Date.now() - t0); if (ahead > 0) await new Promise((r) => setTimeout(r, ahead)); }
+    if (flags.rate > 0) { const ahead = (sent / flags.rate) * 1000 - (Date.now() - t0); if (ahead > 0) await new Promise((r) => setTimeout(r, ahead)); }
   }
 }
 await flush();
