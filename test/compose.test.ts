@@ -25,8 +25,9 @@ describe('composition root', () => {
     expect(kafkaOptionsOf(loadConfig({ KAFKA_BROKERS: 'a:1, b:2' }), pino({ level: 'silent' }))).toMatchObject({ brokers: ['a:1', 'b:2'], lingerMs: 1, compression: 'gzip' });
   });
   it('takes each variable over to its setting', () => {
-    const config = loadConfig({ TOPIC_PREFIX: 'p', WORKER_HEARTBEAT_MS: 123, DLQ_MAX_ATTEMPTS: 9, RATE_LIMIT_MAX: 5, MAX_INFLIGHT_ITEMS: 'decide=3', IMAGE_THREADS: 4, BATCH_MAX_QUEUE_DELAY_MS: 0 });
-    expect(workerSettingsOf(config)).toMatchObject({ topicPrefix: 'p', heartbeatMs: 123, dlqMaxAttempts: 9 });
+    const config = loadConfig({ TOPIC_PREFIX: 'p', WORKER_HEARTBEAT_MS: 123, DLQ_MAX_ATTEMPTS: 9, RATE_LIMIT_MAX: 5, MAX_INFLIGHT_ITEMS: 'decide=3', IMAGE_THREADS: 4, BATCH_MAX_QUEUE_DELAY_MS: 0, WORKER_BACKLOG_MICRO_BATCHES: 16 });
+    expect(workerSettingsOf(config)).toMatchObject({ topicPrefix: 'p', heartbeatMs: 123, dlqMaxAttempts: 9, backlogMicroBatches: 16 });
+    expect(workerSettingsOf(loadConfig({}))).toMatchObject({ backlogMicroBatches: 4 });
     expect(gatewaySettingsOf(config)).toMatchObject({ topicPrefix: 'p', workerHeartbeatMs: 123, rateLimitMax: 5, imageThreads: 4, maxInflightItems: { decide: 3 } });
     expect(batchPolicyOf(config)).toEqual({ maxQueueDelayMs: 0 });
     // what the composition root hands over passes the components' own validation
@@ -40,5 +41,10 @@ describe('composition root', () => {
     expect(() => new CapabilityWorker({
       capability: 'language-id', transport: new MemoryTransport(), codec: new AvroCodec(), logger: pino({ level: 'silent' }), settings: { heartbeatMs: 0 },
     })).toThrow(/worker options: heartbeatMs must be >= 10/);
+    for (const [n, why] of [[0, '>= 1'], [65, '<= 64']] as const) {
+      expect(() => new CapabilityWorker({
+        capability: 'language-id', transport: new MemoryTransport(), codec: new AvroCodec(), logger: pino({ level: 'silent' }), settings: { backlogMicroBatches: n },
+      })).toThrow(`worker options: backlogMicroBatches must be ${why}`);
+    }
   });
 });
