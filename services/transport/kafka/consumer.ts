@@ -109,7 +109,8 @@ export class KafkaConsumer implements Consumer {
           // kafkajs fetches on from here; the commit waits for the handler (advance)
           resolveOffset(String(last));
           // at most maxInFlight batches per partition: wait for the oldest, heartbeating
-          while (tracked.length >= maxInFlight && this.offsets.current(key, tracked)) {
+          // (not past the consumer's stop: kafkajs' disconnect waits for this batch call)
+          while (tracked.length >= maxInFlight && this.offsets.current(key, tracked) && isRunning()) {
             await Promise.race([tracked[0]!.settled, new Promise((r) => setTimeout(r, this.o.heartbeatIntervalMs))]);
             await heartbeat().catch(() => undefined);
           }
