@@ -116,6 +116,18 @@ export class Correlator {
   /** Request events waiting for results. */
   get size(): number { return this.pending.size; }
 
+  /**
+   * Puts item `index`'s result into its slot; an index outside the request or a slot
+   * already filled is a late (or forged) reply, counted and dropped. A method rather than
+   * a closure per reply: tsx (esbuild keepNames) names every closure it makes.
+   */
+  private fill(p: Pending, index: number, result: ItemResult, timing: ItemTiming | undefined): void {
+    if (!(index >= 0 && index < p.slots.length) || p.slots[index] !== undefined) { this.late++; lateReplies.inc(); return; }
+    if (timing) TIMINGS.set(result, timing);
+    p.slots[index] = result;
+    p.remaining--;
+  }
+
   private async onReplies(batch: Batch): Promise<void> {
     for (const msg of batch.messages) {
       const id = msg.headers[H.correlationId];
@@ -124,22 +136,16 @@ export class Correlator {
       const capability = msg.headers[H.capability] as Capability;
       const queueMs = msg.headers[H.queueMs], inferenceMs = msg.headers[H.inferenceMs];
       const timing = queueMs !== undefined && inferenceMs !== undefined ? { queueMs: Number(queueMs), inferenceMs: Number(inferenceMs) } : undefined;
-      const fill = (index: number, result: ItemResult) => {
-        if (!(index >= 0 && index < p.slots.length) || p.slots[index] !== undefined) { this.late++; lateReplies.inc(); return; }
-        if (timing) TIMINGS.set(result, timing);
-        p.slots[index] = result;
-        p.remaining--;
-      };
       try {
         if (msg.headers[H.items] !== undefined) {
-          for (const e of (await this.codec.decode(resultsSchemaOf(capability), msg.value)).items) fill(e.index, itemResult<unknown>(e.result));
+          for (const e of (await this.codec.decode(resultsSchemaOf(capability), msg.value)).items) this.fill(p, e.index, itemResult<unknown>(e.result), timing);
         } else {
-          fill(0, itemResult<unknown>(await this.codec.decode(resultSchemaOf(capability), msg.value)));
+          this.fill(p, 0, itemResult<unknown>(await this.codec.decode(resultSchemaOf(capability), msg.value)), timing);
         }
       } catch (err) {
         // which items it answered is unknown: those still waiting get the failure
         this.log.error({ err, correlationId: id }, 'undecodable reply');
-        for (let i = 0; i < p.slots.length; i++) if (p.slots[i] === undefined) fill(i, failed('INTERNAL', 'the worker sent a result that does not decode'));
+        for (let i = 0; i < p.slots.length; i++) if (p.slots[i] === undefined) this.fill(p, i, failed('INTERNAL', 'the worker sent a result that does not decode'), timing);
       }
       if (p.remaining > 0) continue;
       clearTimeout(p.timer);

@@ -137,11 +137,11 @@ export class Dispatcher {
     }
     const written = performance.now();
     ctx.log.debug({ capability, model, items: inputs.length, events: events.length, ms: Math.round(written - t0) }, 'request events written');
-    const onAbort = () => {
+    // an unnamed callback: tsx (esbuild keepNames) would name a `const` closure per request
+    const off = ctx.end?.onCancel(() => {
       for (const e of events) this.correlator.cancel(e.correlationId, cancelled());
       this.publishCancel(ctx);
-    };
-    const off = ctx.end?.onCancel(onAbort);
+    });
     let settled: Array<PromiseSettledResult<ItemResult[]>>;
     try { settled = await Promise.allSettled(waits); } finally { off?.(); }
     ctx.log.debug({ ms: Math.round(performance.now() - written) }, 'results received');

@@ -6,7 +6,7 @@
  * (`api_key_roles`, granted by the CLI): GET /v1/analytics then shows every key's
  * traffic, not only its own.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { migrate, openDb, type SqlDb } from '../lib/db.ts';
 
 /** A key as listed (never the key itself). */
@@ -15,7 +15,8 @@ export interface KeyRecord { id: string; name: string; created_at: string; revok
 /** Who a verified key belongs to. */
 export interface KeyIdentity { id: string; name: string; /** holds the admin role */ admin?: boolean; }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+/** SHA-256 of `s` in hex (64 characters); the one-shot `crypto.hash` (Node ≥ 20.12), about half the CPU of `createHash` per key checked. */
+const sha256 = (s: string) => hash('sha256', s, 'hex');
 
 /** See the module comment. */
 export class KeyStore {
@@ -110,7 +111,10 @@ export class KeyStore {
   /** The owner of a key, or null when it is unknown or revoked. */
   async verify(key: string): Promise<KeyIdentity | null> {
     const h = sha256(key);
-    for (const [eh, identity] of this.env) if (timingSafeEqual(Buffer.from(eh), Buffer.from(h))) return identity;
+    // a lookup by hash, like the stored keys' (an index on `hash`): what its timing could
+    // tell is about the SHA-256 of a 256-bit key, which does not lead back to the key
+    const env = this.env.get(h);
+    if (env) return env;
     const c = this.cache.get(h);
     if (c && c.until > Date.now()) return c.identity;
     const rows = await this.db.all<{ id: string; name: string; role: string | null }>(

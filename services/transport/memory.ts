@@ -120,11 +120,12 @@ export class MemoryTransport implements Transport {
     const max = this.options.maxMessagesPerPartition;
     let drop = msgs.length - max >= Math.max(1, Math.floor(max / 10)) ? msgs.length - max : 0;
     const chunk = Math.max(1, Math.floor(msgs.length / 10));
-    const expired = (i: number) => now - msgs[i]!.timestamp > t.retentionMs;
-    if (chunk <= msgs.length && expired(chunk - 1)) {
+    // no closure here: this runs per append, and tsx (keepNames) names each closure made
+    const oldest = now - t.retentionMs;
+    if (chunk <= msgs.length && msgs[chunk - 1]!.timestamp < oldest) {
       // messages are in time order: at least `chunk` have expired
       drop = Math.max(drop, chunk);
-      while (drop < msgs.length && expired(drop)) drop++;
+      while (drop < msgs.length && msgs[drop]!.timestamp < oldest) drop++;
     }
     // bytes: the oldest messages go until a tenth under the limit, once it is passed, but
     // only those every live consumer group has committed (a crash in one process loses
