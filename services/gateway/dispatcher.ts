@@ -18,7 +18,7 @@ import { ServiceError, codeOf, modelNotInstalled } from '../lib/errors.ts';
 import type { Producer } from '../transport/types.ts';
 import type { ItemResult, SchemaValues } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
-import { timingOf, type Correlator } from './correlator.ts';
+import type { Correlator, ItemTiming } from './correlator.ts';
 import { languageFields, statusOf } from '../events/outcomes.ts';
 import type { RequestEnd } from './request-end.ts';
 import type { LiveWorkers } from './live-workers.ts';
@@ -113,7 +113,9 @@ export class Dispatcher {
         : await this.codec.encode(requestsSchemaOf(capability), { items } as SchemaValues[ReturnType<typeof requestsSchemaOf>]);
       events.push({ first, count: items.length, correlationId: `${ctx.requestId}:${base + first}`, value });
     }
-    const waits = events.map((e) => this.correlator.expectItems(e.correlationId, e.count, ctx.deadline));
+    // the worker's times per item, for the outcome events
+    const timings = ctx.outcomes ? events.map((e) => new Array<ItemTiming | undefined>(e.count)) : undefined;
+    const waits = events.map((e, k) => this.correlator.expectItems(e.correlationId, e.count, ctx.deadline, timings?.[k]));
     const messages = events.map((e) => ({
       // keyless: request events need no order, and the Kafka producer then puts a whole
       // linger window into one partition (sticky partitioning, KIP-480)
@@ -158,13 +160,13 @@ export class Dispatcher {
       for (let j = 0; j < e.count; j++) {
         const i = e.first + j;
         let r: ItemResult<O>;
-        let timing: ReturnType<typeof timingOf>;
+        let timing: ItemTiming | undefined;
         if (s.status === 'rejected') {
           const err = s.reason instanceof ServiceError ? s.reason : new ServiceError('INTERNAL', (s.reason as Error).message);
           r = failed(err.code, err.message) as ItemResult<O>;
         } else {
           r = s.value[j] as ItemResult<O>;
-          timing = timingOf(r);
+          timing = timings?.[k]![j];
         }
         out[i] = r;
         const quantity = r.output ? usageQuantity(capability, r.output as Record<string, unknown>) : 0;
