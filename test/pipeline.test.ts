@@ -89,40 +89,11 @@ describe('pipeline', () => {
     expect(await svc.ledger.report({ keyId: 'bulk:job7' })).toMatchObject([{ model: 'lid-lite-608', unit: 'texts', quantity: 300, requests: 1 }]);
   });
 
-  it('when a backlog dispatch crashes its thread, runs its micro-batches again one by one and fails only the one that crashes (issue 17)', async () => {
-    // a model whose backend ends its thread on the text "crash" and holds it 300 ms on "slow"
-    const dir = mkdtempSync(join(tmpdir(), 'crashy-'));
-    writeFileSync(join(dir, 'engine.mjs'), `
-      export function createEngine() {
-        return {
-          async load() {}, async unload() {},
-          async run(model, inputs) {
-            if (inputs.some((i) => i.text === 'crash')) process.exit(3); // the inference thread dies
-            if (inputs.some((i) => i.text === 'slow')) { const t = Date.now(); while (Date.now() - t < 300) { /* busy */ } }
-            return inputs.map((i) => ({ output: { language: 'eng', script: 'Latn', label: 'eng_Latn', languageName: 'English', confidence: 1, top: [], warnings: [], text: i.text }, failure: null }));
-          },
-        };
-      }`);
-    (BACKENDS as Record<string, Backend>)['test-crashy'] = { capability: 'language-id', module: pathToFileURL(join(dir, 'engine.mjs')) };
-    const repo = join(dir, 'models');
-    mkdirSync(join(repo, 'crashy', '1'), { recursive: true });
-    writeFileSync(join(repo, 'crashy', '1', 'model.onnx'), 'unused');
-    writeFileSync(join(repo, 'crashy', 'config.json'), JSON.stringify({ name: 'crashy', capability: 'language-id', backend: 'test-crashy', max_batch_size: 4, dynamic_batching: { max_queue_delay_ms: 0, max_queue_size: 100 },
-      inputs: { ids: { data_type: 'int32', dims: ['N'] } }, outputs: { probs: { data_type: 'float32', dims: ['N'] } } }));
+  it('when a backlog dispatch crashes its thread, runs it again as micro-batches, then halves, and fails only the item that crashes alone (issue 17)', async () => {
+    const crashy = crashyModel();
     try {
-      const svc = await service({ MODEL_REPOSITORY: repo, DLQ_MAX_ATTEMPTS: 1, WORKER_BACKLOG_MICRO_BATCHES: 2 }, { capabilities: ['language-id'] });
-      const topics = topicsFor('lmstream');
-      const item = (text: string) => ({ text, model: 'crashy', mode: 'coverage' as const, topK: 1, candidates: null, echoText: true });
-      // several-item events in one produce call (one consumed batch)
-      const send = async (events: Array<[string, string[]]>) => {
-        const answered = events.map(([id, texts]) => svc.gateway.correlator.expectItems(`${id}:0`, texts.length, Date.now() + 20_000));
-        await svc.transport.producer().send(topics.requests('language-id'), await Promise.all(events.map(async ([id, texts]) => ({
-          key: null, value: await svc.codec.encode('language-id/requests', { items: texts.map(item) }), headers: {
-            [H.correlationId]: `${id}:0`, [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.capability]: 'language-id', [H.items]: String(texts.length),
-          },
-        }))));
-        return Promise.all(answered);
-      };
+      const svc = await service({ MODEL_REPOSITORY: crashy.repo, DLQ_MAX_ATTEMPTS: 1, WORKER_BACKLOG_MICRO_BATCHES: 2 }, { capabilities: ['language-id'] });
+      const send = sender(svc);
       // the thread is busy with a slow micro-batch; meanwhile the first 4 items are handed to
       // it ahead, and the other 8 (2 micro-batches of 4) wait, to go together in one backlog
       // dispatch; one of them ends the thread
@@ -130,14 +101,30 @@ describe('pipeline', () => {
       await new Promise((r) => setTimeout(r, 100));
       const results = (await send([['a', ['a1', 'a2', 'a3', 'a4']], ['b', ['b1', 'b2', 'b3', 'b4']], ['c', ['c1', 'crash', 'c3', 'c4']]])).flat();
       expect((await slow).output).toBeTruthy();
-      // the micro-batch holding "crash" (4 items) failed, and only it: 8 items answered
-      expect(results.filter((r) => r.failure?.code === 'INFERENCE_FAILED').length).toBe(4);
-      expect(results.filter((r) => r.output).length).toBe(8);
-      expect(results.find((r, i) => i === 5)!.failure?.code).toBe('INFERENCE_FAILED');
-      // its events went to the dead-letter topic (DLQ_MAX_ATTEMPTS 1)
-      expect(svc.transport.read(topics.deadLetter('language-id'), 0, 0, 10).length).toBeGreaterThan(0);
+      // the backlog dispatch, then [c1, crash, c3, c4], then [c1, crash] crashed: only
+      // "crash" failed, alone; the 11 others were answered
+      expect(results.map((r) => (r.output as { text?: string } | null)?.text ?? r.failure?.code))
+        .toEqual(['a1', 'a2', 'a3', 'a4', 'b1', 'b2', 'b3', 'b4', 'c1', 'INFERENCE_FAILED', 'c3', 'c4']);
+      // its event went to the dead-letter topic (DLQ_MAX_ATTEMPTS 1), and only it
+      expect(svc.transport.read(topicsFor('lmstream').deadLetter('language-id'), 0, 0, 10).map((m) => m.headers[H.correlationId])).toEqual(['c:0']);
     } finally {
-      delete (BACKENDS as Record<string, Backend>)['test-crashy'];
+      crashy.remove();
+    }
+  });
+
+  it('counts a crash against the event of the item that crashes alone, not the events micro-batched with it (hostile input)', async () => {
+    const crashy = crashyModel();
+    try {
+      // one micro-batch of 4 from 2 events; the crash is delivered again once before its
+      // event has used up its 2 attempts
+      const svc = await service({ MODEL_REPOSITORY: crashy.repo, DLQ_MAX_ATTEMPTS: 2 }, { capabilities: ['language-id'] });
+      const results = await sender(svc)([['good', ['g1', 'g2', 'g3']], ['bad', ['crash']]]);
+      expect(results[0]!.map((r) => (r.output as { text?: string } | null)?.text)).toEqual(['g1', 'g2', 'g3']);
+      expect(results[1]![0]!.failure?.code).toBe('INFERENCE_FAILED');
+      expect(results[1]![0]!.failure?.error).toContain('inference failed 2 times');
+      expect(svc.transport.read(topicsFor('lmstream').deadLetter('language-id'), 0, 0, 10).map((m) => m.headers[H.correlationId])).toEqual(['bad:0']);
+    } finally {
+      crashy.remove();
     }
   });
 
@@ -217,3 +204,44 @@ describe('pipeline', () => {
     expect(dead!.headers).toMatchObject({ [H.correlationId]: 'liar:0', [H.items]: '3', error: expect.stringMatching(/holds 2 items, its header says 3/) });
   });
 });
+
+/**
+ * A model repository with one model, `crashy` (max_batch_size 4), whose backend ends its
+ * inference thread on the text "crash" and holds it 300 ms on "slow"; each output echoes
+ * its text. `remove()` unregisters the backend.
+ */
+function crashyModel(): { repo: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'crashy-'));
+  writeFileSync(join(dir, 'engine.mjs'), `
+    export function createEngine() {
+      return {
+        async load() {}, async unload() {},
+        async run(model, inputs) {
+          if (inputs.some((i) => i.text === 'crash')) process.exit(3); // the inference thread dies
+          if (inputs.some((i) => i.text === 'slow')) { const t = Date.now(); while (Date.now() - t < 300) { /* busy */ } }
+          return inputs.map((i) => ({ output: { language: 'eng', script: 'Latn', label: 'eng_Latn', languageName: 'English', confidence: 1, top: [], warnings: [], text: i.text }, failure: null }));
+        },
+      };
+    }`);
+  (BACKENDS as Record<string, Backend>)['test-crashy'] = { capability: 'language-id', module: pathToFileURL(join(dir, 'engine.mjs')) };
+  const repo = join(dir, 'models');
+  mkdirSync(join(repo, 'crashy', '1'), { recursive: true });
+  writeFileSync(join(repo, 'crashy', '1', 'model.onnx'), 'unused');
+  writeFileSync(join(repo, 'crashy', 'config.json'), JSON.stringify({ name: 'crashy', capability: 'language-id', backend: 'test-crashy', max_batch_size: 4, dynamic_batching: { max_queue_delay_ms: 0, max_queue_size: 100 },
+    inputs: { ids: { data_type: 'int32', dims: ['N'] } }, outputs: { probs: { data_type: 'float32', dims: ['N'] } } }));
+  return { repo, remove: () => { delete (BACKENDS as Record<string, Backend>)['test-crashy']; } };
+}
+
+/** Sends several-item request events for `crashy` in one produce call (one consumed batch); resolves with each event's results. */
+function sender(svc: Awaited<ReturnType<typeof service>>) {
+  const item = (text: string) => ({ text, model: 'crashy', mode: 'coverage' as const, topK: 1, candidates: null, echoText: true });
+  return async (events: Array<[string, string[]]>) => {
+    const answered = events.map(([id, texts]) => svc.gateway.correlator.expectItems(`${id}:0`, texts.length, Date.now() + 20_000));
+    await svc.transport.producer().send(topicsFor('lmstream').requests('language-id'), await Promise.all(events.map(async ([id, texts]) => ({
+      key: null, value: await svc.codec.encode('language-id/requests', { items: texts.map(item) }), headers: {
+        [H.correlationId]: `${id}:0`, [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.capability]: 'language-id', [H.items]: String(texts.length),
+      },
+    }))));
+    return Promise.all(answered);
+  };
+}

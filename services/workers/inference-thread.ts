@@ -4,8 +4,8 @@
  * Messages in: {id, op: 'load'|'unload'|'run', model, inputs?, control?, chunk?} (control's
  * flags are shared memory: the main thread sets them while the run goes on; a run of more
  * than `chunk` inputs is run as micro-batches of `chunk`, see the worker's backlog
- * dispatch); out: {id, ok, results?, causes?, error?, code?} (causes: errors of micro-batches of a
- * chunked run, each answered INFERENCE_FAILED).
+ * dispatch); out: {id, ok, results?, causes?, error?, code?} (causes: the errors of items
+ * answered INFERENCE_FAILED, for the worker's log).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ItemResult } from '../events/contract.ts';
@@ -17,23 +17,50 @@ const data = workerData as ThreadData;
 const mod = (await import(data.engine)) as { createEngine(ctx: EngineContext): Engine };
 const engine = mod.createEngine(data.context);
 
+/** Distinct causes kept per call (a backend that fails every item would repeat one cause per item). */
+const MAX_CAUSES = 8;
+
 /**
- * Runs `inputs` as micro-batches of at most `chunk` items, one after another. A chunk
- * whose engine throws answers only its own items: an EngineError's code, else
- * INFERENCE_FAILED with the cause in `causes` (for the worker's log), as a whole call
- * that throws is answered.
+ * Runs one micro-batch. A backend that throws something other than an EngineError (a bug
+ * that some input triggers) is run again on each half, down to single items, so that only
+ * the items that also fail alone are answered INFERENCE_FAILED (their causes go to
+ * `causes`) and the others get their results: one hostile text does not fail the texts
+ * micro-batched with it. A micro-batch of n items with one such text costs about
+ * 2·log2(n) more calls; one where every item fails, 2n − 1. An EngineError is the answer
+ * of the whole micro-batch and is thrown on.
+ * @throws EngineError from the backend
+ */
+async function runIsolating(model: string, inputs: unknown[], control: RunControl | undefined, causes: string[]): Promise<ItemResult[]> {
+  try {
+    return await engine.run(model, inputs, control);
+  } catch (err) {
+    if (err instanceof EngineError) throw err;
+    if (inputs.length <= 1) {
+      const cause = (err as Error)?.message ?? String(err);
+      if (causes.length < MAX_CAUSES && !causes.includes(cause)) causes.push(cause);
+      return inputs.map(() => failed('INFERENCE_FAILED', failedToRun(model)));
+    }
+    const mid = Math.ceil(inputs.length / 2);
+    const half = (s: number, e: number) => runIsolating(model, inputs.slice(s, e), control ? sliceControl(control, s, e) : undefined, causes);
+    return [...await half(0, mid), ...await half(mid, inputs.length)];
+  }
+}
+
+/**
+ * Runs `inputs` as micro-batches of at most `chunk` items, one after another, each with
+ * {@link runIsolating}. A chunk whose backend throws an EngineError answers its own items
+ * with the error's code; a whole call that is one chunk throws it, as the worker expects.
  */
 async function runChunked(model: string, inputs: unknown[], control: RunControl | undefined, chunk: number, causes: string[]): Promise<ItemResult[]> {
-  if (inputs.length <= chunk) return engine.run(model, inputs, control);
+  if (inputs.length <= chunk) return runIsolating(model, inputs, control, causes);
   const results: ItemResult[] = [];
   for (let s = 0; s < inputs.length; s += chunk) {
     const e = Math.min(inputs.length, s + chunk);
     const part = control ? sliceControl(control, s, e) : undefined;
     try {
-      results.push(...await engine.run(model, inputs.slice(s, e), part));
+      results.push(...await runIsolating(model, inputs.slice(s, e), part, causes));
     } catch (err) {
-      const r = err instanceof EngineError ? failed(err.code, err.message) : failed('INFERENCE_FAILED', failedToRun(model));
-      if (!(err instanceof EngineError)) causes.push((err as Error).message ?? String(err));
+      const r = failed((err as EngineError).code, (err as EngineError).message);
       for (let i = s; i < e; i++) results.push(r);
     }
   }

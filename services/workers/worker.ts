@@ -6,7 +6,8 @@
  * is answered as a whole), and only then lets the consumer commit. Items are skipped when
  * nobody waits for them any more: past their deadline, or cancelled by the gateway whose
  * client went away (cancellations.ts). Events
- * that do not decode, and items whose micro-batch keeps crashing, go to the dead-letter
+ * that do not decode, and events of an item that keeps crashing the inference thread
+ * alone (a crashed micro-batch runs again in halves to find it), go to the dead-letter
  * topic (dead-letter.ts). Fetching pauses while the queues are nearly full
  * (backpressure.ts). It publishes heartbeats, follows warm-up commands and unloads idle
  * models (models.ts).
@@ -271,20 +272,7 @@ export class CapabilityWorker {
       try {
         results = await this.models.run(model, items.map((i) => i.input), run.control, chunk);
       } catch (err) {
-        if (err instanceof EngineError || items.length <= chunk) results = await this.afterFailure(err, items);
-        else {
-          // a backlog dispatch crashed: its micro-batches run again one by one, so that only
-          // the events of one that crashes have their attempts counted (and are dead-lettered)
-          results = [];
-          for (let s = 0; s < items.length; s += chunk) {
-            const part = items.slice(s, s + chunk);
-            try {
-              results.push(...await this.models.run(model, part.map((i) => i.input), sliceControl(run.control, s, s + part.length)));
-            } catch (e) {
-              results.push(...await this.afterFailure(e, part));
-            }
-          }
-        }
+        results = await this.afterFailure(err, model, items, run.control, chunk);
       } finally {
         this.running.delete(run);
       }
@@ -302,21 +290,43 @@ export class CapabilityWorker {
   }
 
   /**
-   * The answer of a micro-batch whose run failed. A code from the engine is the items'
-   * answer; a crash is not: its attempt is counted per request event (the items of a
-   * several-item event crash together), events tried DLQ_MAX_ATTEMPTS times are
-   * dead-lettered and the items answered INFERENCE_FAILED, and otherwise the error is
-   * thrown again, so the items are delivered again (their offsets stay uncommitted).
-   * @throws the run's error when no event has used up its attempts
+   * The answer of items whose run failed. A code from the engine (EngineError) is the
+   * items' answer. A crash (the inference thread died: the thread itself answers a backend
+   * that throws, see inference-thread.ts) is isolated: a backlog dispatch runs again as its
+   * micro-batches, a micro-batch as its halves, down to the single items that crash alone,
+   * so one hostile input does not fail, or use up the attempts of, the requests
+   * micro-batched with it. Only an item that crashes alone has its attempt counted, for its
+   * request event: once the event has been tried DLQ_MAX_ATTEMPTS times it is
+   * dead-lettered and the item answered INFERENCE_FAILED; before that the crash is thrown
+   * on, so the consumed batch is delivered again (its offsets stay uncommitted). Each crash
+   * costs the thread's restart (inference-pool.ts): log2(n) more for one such item in a
+   * micro-batch of n.
+   * @param control the items' deadlines and cancellation flags, in `items` order
+   * @param chunk the model's max_batch_size
+   * @throws the crash when the item that crashes alone has attempts left
    */
-  private async afterFailure(err: unknown, items: Item[]): Promise<ItemResult[]> {
+  private async afterFailure(err: unknown, model: string, items: Item[], control: RunControl, chunk: number): Promise<ItemResult[]> {
     if (err instanceof EngineError) return items.map(() => failed(err.code, err.message));
-    const max = this.settings.dlqMaxAttempts;
-    const exhausted = [...new Set(items.map((i) => i.msg))].filter((msg) => this.attempts.count(msg) >= max);
-    if (exhausted.length === 0) throw err;
-    const error = `inference failed ${max} times: ${(err as Error).message}`;
-    await this.producer.send(this.topics.deadLetter(this.opts.capability), exhausted.map((msg) => deadLetter(msg, error, max)));
-    return items.map(() => failed('INFERENCE_FAILED', error));
+    if (items.length === 1) {
+      const msg = items[0]!.msg;
+      const max = this.settings.dlqMaxAttempts;
+      if (this.attempts.count(msg) < max) throw err;
+      const error = `inference failed ${max} times: ${(err as Error).message}`;
+      await this.producer.send(this.topics.deadLetter(this.opts.capability), [deadLetter(msg, error, max)]);
+      return [failed('INFERENCE_FAILED', error)];
+    }
+    const size = items.length > chunk ? chunk : Math.ceil(items.length / 2);
+    const results: ItemResult[] = [];
+    for (let s = 0; s < items.length; s += size) {
+      const part = items.slice(s, s + size);
+      const c = sliceControl(control, s, s + part.length);
+      try {
+        results.push(...await this.models.run(model, part.map((i) => i.input), c));
+      } catch (e) {
+        results.push(...await this.afterFailure(e, model, part, c, chunk));
+      }
+    }
+    return results;
   }
 
   /** Stops after in-flight batches are published and committed. */

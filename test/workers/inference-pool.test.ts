@@ -85,11 +85,25 @@ describe('InferencePool', () => {
     // each micro-batch sees its own items' cancellation flags
     expect(results[9]!.output!.cancelled).toBe(1);
     expect(results[8]!.output!.cancelled).toBe(0);
-    // a backend that throws something else: INFERENCE_FAILED for its micro-batch only
+    // a backend that throws something else: its micro-batch runs again in halves, and only
+    // the item that throws alone is answered INFERENCE_FAILED ([0, 1, 2] → [0, 1] → [0], [1]; [2])
     const buggy = await p.run<{ size: number }>('m', Array.from({ length: 6 }, (_, x) => ({ x, bug: x === 1 })), runControl(Array(6).fill(Infinity)), 3);
-    expect(buggy.map((r) => r.output?.size ?? r.failure!.code)).toEqual(['INFERENCE_FAILED', 'INFERENCE_FAILED', 'INFERENCE_FAILED', 3, 3, 3]);
+    expect(buggy.map((r) => r.output?.size ?? r.failure!.code)).toEqual([1, 'INFERENCE_FAILED', 1, 3, 3, 3]);
     // without chunk, one call
     expect((await p.run<{ size: number }>('m', inputs.slice(0, 5), runControl([1, 2, 3, 4, 5].map(() => Infinity))))[0]!.output!.size).toBe(5);
+  });
+
+  it('answers only the items a buggy backend fails on alone, also in a call of one micro-batch, with cancellation flags kept per half (hostile input)', async () => {
+    const p = pool(1, CHUNK_ENGINE);
+    const inputs = Array.from({ length: 8 }, (_, x) => ({ x, bug: x === 2 || x === 7 }));
+    const control = runControl(inputs.map(() => Infinity));
+    Atomics.store(control.cancelled, 5, 1);
+    const results = await p.run<{ x: number; cancelled: number }>('m', inputs, control);
+    expect(results.map((r) => r.output?.x ?? r.failure!.code)).toEqual([0, 1, 'INFERENCE_FAILED', 3, 4, 5, 6, 'INFERENCE_FAILED']);
+    expect(results.map((r) => r.output?.cancelled ?? null)).toEqual([0, 0, null, 0, 0, 1, 0, null]);
+    // every item failing: each answered, none lost
+    const all = await p.run('m', Array.from({ length: 5 }, (_, x) => ({ x, bug: true })), runControl(Array(5).fill(Infinity)));
+    expect(all.map((r) => r.failure?.code)).toEqual(Array(5).fill('INFERENCE_FAILED'));
   });
 
   it('runs them one after another with instance_count 1', async () => {
