@@ -12,6 +12,14 @@ import { join } from 'node:path';
 import { startKafka, type TestKafka } from '../test/helpers/kafka.ts';
 import { freePort, startProcess, type ServiceProcess } from '../test/helpers/processes.ts';
 
+/**
+ * Node flags for a V8 CPU profile of the process `name` into `$BENCH_PROFILE/<name>/`
+ * when BENCH_PROFILE is set (services and connectors alike), else none.
+ */
+export function profileArgs(name: string): string[] {
+  return process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${name}`] : [];
+}
+
 /** A running distributed deployment on the mock cluster. */
 export interface KafkaBenchEnv { gateway: string; env: Record<string, string>; kafka: TestKafka; procs: ServiceProcess[]; stop(): Promise<void>; }
 
@@ -28,12 +36,10 @@ export async function startKafkaEnv(key: string): Promise<KafkaBenchEnv> {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_SET_')).map(([k, v]) => [k.slice(10), v!])), KAFKA_COMPRESSION: process.env.BENCH_KAFKA_COMPRESSION ?? 'none',
   };
   const procs: ServiceProcess[] = [];
-  // BENCH_PROFILE=<dir>: V8 CPU profiles of billing, the worker and the gateway
-  const prof = (name: string) => (process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${name}`] : []);
-  procs.push(await startProcess('registry+billing', ['registry', 'billing'], { ...env, SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }, 60_000, prof('billing')));
+  procs.push(await startProcess('registry+billing', ['registry', 'billing'], { ...env, SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }, 60_000, profileArgs('billing')));
   procs.push(...await Promise.all([
-    startProcess('worker', ['worker:language-id'], env, 60_000, prof('worker')),
-    startProcess('gateway', ['gateway'], { ...env, PORT: String(port) }, 60_000, prof('gateway')),
+    startProcess('worker', ['worker:language-id'], env, 60_000, profileArgs('worker')),
+    startProcess('gateway', ['gateway'], { ...env, PORT: String(port) }, 60_000, profileArgs('gateway')),
   ]));
   return {
     gateway: `http://127.0.0.1:${port}`, env, kafka, procs,

@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { openSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { kafkaAvailable } from '../test/helpers/kafka.ts';
 import { CpuMeter, cpuSeconds } from './cpu.ts';
-import { startKafkaEnv } from './kafka-env.ts';
+import { profileArgs, startKafkaEnv } from './kafka-env.ts';
 import { SENTENCES } from './sentences.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -175,9 +175,7 @@ async function bulkJob(job: number, input: string, lines: number, env: NodeJS.Pr
   const run = (script: string, args: string[]) => new Promise<number | null>((resolve) => {
     const name = script.split('/').pop()!.replace(/\.ts$/, '');
     const log = openSync(join(dir, `${name}.log`), 'w');
-    // BENCH_PROFILE=<dir>: V8 CPU profiles of the connectors too
-    const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${name}`] : [];
-    const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(ROOT, script), ...args], { env, stdio: ['ignore', 'ignore', log] });
+    const child = spawn(process.execPath, [...profileArgs(name), '--import', 'tsx', join(ROOT, script), ...args], { env, stdio: ['ignore', 'ignore', log] });
     const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
     const sample = setInterval(() => { const c = cpuSeconds(child.pid!); if (!Number.isNaN(c)) connectorCpu[name] = c; }, 100);
     child.on('exit', (code) => { clearTimeout(timer); clearInterval(sample); resolve(code); });
