@@ -60,7 +60,8 @@ export class Correlator {
   /** Starts the reply consumer; resolves once it owns the reply partition. */
   async start(): Promise<void> {
     await this.transport.ensureTopics([{ name: this.replyTopic, partitions: 1, retentionMs: 600_000 }]);
-    this.consumer = this.transport.consumer({ groupId: this.groupId, topics: [this.replyTopic], fromBeginning: false, partitions: [this.replyPartition] });
+    // replies are worth nothing to a restarted gateway (its waiting requests are gone): no commits
+    this.consumer = this.transport.consumer({ groupId: this.groupId, topics: [this.replyTopic], fromBeginning: false, partitions: [this.replyPartition], commitOffsets: false });
     await this.consumer.run((b) => this.onReplies(b));
     await this.consumer.ready();
   }

@@ -72,6 +72,14 @@ export interface ConsumerOptions {
    * fetches over latency.
    */
   background?: boolean;
+  /**
+   * false: the Kafka transport commits no offsets for this consumer, and a new member
+   * starts where `fromBeginning` says. For messages worth nothing after a restart: a
+   * gateway's replies, whose waiting requests ended with the process (issue 17: those
+   * commits were a fifth of a gateway's requests to the broker). The embedded log still
+   * records them, since there they let retention free the consumed messages. Default true.
+   */
+  commitOffsets?: boolean;
 }
 
 /** A producer. */

@@ -33,7 +33,6 @@ export class KafkaConsumer implements Consumer {
   private readyResolve!: () => void;
   private readonly readyPromise = new Promise<void>((r) => (this.readyResolve = r));
   private readonly offsets = new OffsetTracker();
-  private readonly commits = new Set<Promise<unknown>>();
 
   constructor(private readonly kafka: Kafka, private readonly options: ConsumerOptions, private readonly o: ResolvedKafkaOptions) {}
 
@@ -123,17 +122,41 @@ export class KafkaConsumer implements Consumer {
   private advance(c: KConsumer, key: string, topic: string, partition: number, list: InFlight[]): void {
     const { commit, seekTo } = this.offsets.settle(key, list);
     try {
-      if (commit !== undefined) {
-        const p = c.commitOffsets([{ topic, partition, offset: String(commit) }])
-          .catch((err: Error) => this.o.logger?.warn({ err: err.message, group: this.options.groupId, partition }, 'offset commit failed; the batch may be delivered again'))
-          .finally(() => this.commits.delete(p));
-        this.commits.add(p);
+      if (commit !== undefined && this.options.commitOffsets !== false) {
+        this.toCommit.set(key, { topic, partition, offset: String(commit) });
+        this.flushCommits(c);
       }
       if (seekTo !== undefined && !this.stopped) c.seek({ topic, partition, offset: String(seekTo) });
     } catch (err) {
       // e.g. a seek after the consumer stopped: the uncommitted batches are delivered again
       this.o.logger?.warn({ err, group: this.options.groupId, topic, partition }, 'could not commit or seek; uncommitted batches will be delivered again');
     }
+  }
+
+  /** Offsets to commit, per `<topic>|<partition>`, gathered while a commit is in flight. */
+  private readonly toCommit = new Map<string, { topic: string; partition: number; offset: string }>();
+  /** the OffsetCommit request in flight */
+  private committing?: Promise<void>;
+
+  /**
+   * Sends the gathered offsets in one OffsetCommit request, at most one in flight per
+   * consumer: offsets settled meanwhile wait for it, and a later offset of a partition
+   * replaces an earlier one (issue 17: a worker under load sent one commit per consumed
+   * batch, a fifth of its requests to the broker). Commits stay in offset order, and
+   * each still follows its batch's handling, so a crash redelivers and never skips.
+   */
+  private flushCommits(c: KConsumer): void {
+    if (this.committing || this.toCommit.size === 0) return;
+    const offsets = [...this.toCommit.values()];
+    this.toCommit.clear();
+    this.committing = c.commitOffsets(offsets)
+      .catch((err: Error) => this.o.logger?.warn({ err: err.message, group: this.options.groupId, offsets }, 'offset commit failed; the batches may be delivered again'))
+      .finally(() => { this.committing = undefined; this.flushCommits(c); });
+  }
+
+  /** Resolves once no offset waits to be committed and no commit is in flight. */
+  private async drainCommits(): Promise<void> {
+    while (this.committing) await this.committing;
   }
 
   private paused = false;
@@ -163,7 +186,7 @@ export class KafkaConsumer implements Consumer {
     this.stopped = true;
     this.paused = true;
     await Promise.all(this.offsets.all().map((e) => e.settled));
-    await Promise.all([...this.commits]);
+    await this.drainCommits();
     await this.consumer?.disconnect();
     this.consumer = undefined;
   }

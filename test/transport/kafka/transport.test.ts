@@ -130,4 +130,35 @@ describe.skipIf(!available)('KafkaTransport', () => {
     expect(handled.indexOf('x1')).toBeGreaterThan(handled.indexOf('x2'));
     await c.stop();
   }, 60_000);
+
+  it('commits the last handled offset when batches settle while a commit is in flight (commits are coalesced)', async () => {
+    const { name, group, c, send } = inFlightConsumer();
+    let handled = 0;
+    await c.run(async (b) => {
+      // settle at spread-out times, so that some settle while a commit is in flight
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 20)));
+      handled += b.messages.length;
+    });
+    await c.ready();
+    for (let i = 0; i < 30; i++) await send(`m${i}`);
+    await until(() => handled === 30, 20_000);
+    await until(async () => (await committed(group, name)) === 30, 20_000);
+    await c.stop();
+    expect(await committed(group, name)).toBe(30);
+  }, 60_000);
+
+  it('commits no offsets for a consumer that asks for none (a gateway\'s replies), and still hands out every batch', async () => {
+    const t = transport();
+    const name = topic();
+    const p = t.producer();
+    const c = t.consumer({ groupId: `${name}-g`, topics: [name], fromBeginning: true, partitions: [0], commitOffsets: false });
+    const seen: string[] = [];
+    await c.run(async (b) => { seen.push(...b.messages.map((m) => m.value.toString())); });
+    await c.ready();
+    for (const v of ['r0', 'r1', 'r2']) await p.send(name, [{ value: Buffer.from(v), partition: 0 }]);
+    await until(() => seen.length === 3, 20_000);
+    await c.stop();
+    expect(seen).toEqual(['r0', 'r1', 'r2']);
+    expect(await committed(`${name}-g`, name)).toBe(-1);
+  }, 60_000);
 });
