@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import { isErrorCode } from '../lib/errors.ts';
 import { EngineError, failedToRun, type EngineContext, type RunControl } from './engines/types.ts';
 import type { ItemResult } from '../events/contract.ts';
+import type { ResultSchema } from '../events/codec.ts';
+import { decodeResults } from './result-wire.ts';
 
 const THREAD_URL = new URL(`./inference-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 const BOOTSTRAP_URL = new URL('./thread-bootstrap.mjs', import.meta.url);
@@ -29,14 +31,16 @@ export class InferenceThread {
   /**
    * @param engineUrl URL of the engine module (exports `createEngine`)
    * @param context settings for the engine
+   * @param resultSchema the capability's result schema: results then cross as Avro
+   *   (result-wire.ts); without it, as objects (an engine whose results have no schema)
    */
-  constructor(private readonly engineUrl: URL, private readonly context: EngineContext, private readonly log: Logger) {
+  constructor(private readonly engineUrl: URL, private readonly context: EngineContext, private readonly log: Logger, private readonly resultSchema?: ResultSchema) {
     this.spawn();
   }
 
   private spawn(): void {
     this.worker = new Worker(BOOTSTRAP_URL, {
-      workerData: { entry: THREAD_URL.href, engine: this.engineUrl.href, context: this.context },
+      workerData: { entry: THREAD_URL.href, engine: this.engineUrl.href, context: this.context, resultSchema: this.resultSchema },
     });
     this.worker.unref();
     this.worker.on('message', (m: { id: number; ok: boolean; results?: unknown; causes?: string[]; error?: string; code?: string }) => {
@@ -45,7 +49,12 @@ export class InferenceThread {
       this.pending.delete(m.id);
       // micro-batches of a chunked run that failed (answered INFERENCE_FAILED): their causes
       for (const error of m.causes ?? []) this.log.error({ model: p.model, error }, 'inference failed');
-      if (m.ok) p.resolve(m.results);
+      if (m.ok) {
+        if (!(m.results instanceof Uint8Array)) p.resolve(m.results);
+        else {
+          try { p.resolve(decodeResults(this.resultSchema!, m.results)); } catch (err) { p.reject(err as Error); }
+        }
+      }
       else if (isErrorCode(m.code)) p.reject(new EngineError(m.code, m.error ?? 'inference failed'));
       else {
         // details (paths, stack) stay in the log; the items' answer names the model only
@@ -124,9 +133,10 @@ export class InferencePool {
   /**
    * @param engineUrl the backend's engine module
    * @param size threads, at least 1
+   * @param resultSchema see {@link InferenceThread}
    */
-  constructor(engineUrl: URL, context: EngineContext, size: number, log: Logger) {
-    this.threads = Array.from({ length: Math.max(1, size) }, (_, i) => new InferenceThread(engineUrl, context, log.child({ instance: i })));
+  constructor(engineUrl: URL, context: EngineContext, size: number, log: Logger, resultSchema?: ResultSchema) {
+    this.threads = Array.from({ length: Math.max(1, size) }, (_, i) => new InferenceThread(engineUrl, context, log.child({ instance: i }), resultSchema));
     this.calls = this.threads.map(() => 0);
   }
 

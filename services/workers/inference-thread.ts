@@ -5,14 +5,18 @@
  * flags are shared memory: the main thread sets them while the run goes on; a run of more
  * than `chunk` inputs is run as micro-batches of `chunk`, see the worker's backlog
  * dispatch); out: {id, ok, results?, causes?, error?, code?} (causes: the errors of items
- * answered INFERENCE_FAILED, for the worker's log).
+ * answered INFERENCE_FAILED, for the worker's log). With a `resultSchema` in workerData the
+ * results travel as one Avro array in a transferred buffer (result-wire.ts), else as
+ * objects.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ItemResult } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
+import type { ResultSchema } from '../events/codec.ts';
 import { EngineError, failedToRun, sliceControl, type Engine, type EngineContext, type RunControl } from './engines/types.ts';
+import { encodeResults } from './result-wire.ts';
 
-interface ThreadData { engine: string; context: EngineContext; }
+interface ThreadData { engine: string; context: EngineContext; resultSchema?: ResultSchema; }
 const data = workerData as ThreadData;
 const mod = (await import(data.engine)) as { createEngine(ctx: EngineContext): Engine };
 const engine = mod.createEngine(data.context);
@@ -73,7 +77,12 @@ parentPort!.on('message', async (msg: { id: number; op: 'load' | 'unload' | 'run
     else if (msg.op === 'unload') await engine.unload(msg.model);
     const causes: string[] = [];
     const results = msg.op === 'run' ? await runChunked(msg.model, msg.inputs ?? [], msg.control, msg.chunk ?? Infinity, causes) : undefined;
-    parentPort!.postMessage({ id: msg.id, ok: true, results, causes });
+    if (results && data.resultSchema) {
+      const invalid: number[] = [];
+      const bytes = encodeResults(data.resultSchema, results, msg.model, invalid);
+      if (invalid.length > 0 && causes.length < MAX_CAUSES) causes.push(`results of items ${invalid.slice(0, MAX_CAUSES).join(', ')} do not match schema ${data.resultSchema}`);
+      parentPort!.postMessage({ id: msg.id, ok: true, results: bytes, causes }, [bytes.buffer]);
+    } else parentPort!.postMessage({ id: msg.id, ok: true, results, causes });
   } catch (err) {
     // an EngineError's code and message are the items' answer; anything else (onnxruntime
     // failing, a bug) carries no code and is reported to the worker's log, not to clients

@@ -5,7 +5,7 @@
  * model service shuts down after 5 idle minutes"; the pool's threads stop with it).
  */
 import type { Logger } from 'pino';
-import { BACKENDS, modelsOf, type Capability } from '../capabilities/index.ts';
+import { BACKENDS, modelsOf, resultSchemaOf, type Capability } from '../capabilities/index.ts';
 import type { ItemResult, ModelStatus } from '../events/contract.ts';
 import type { ModelRepository } from '../models/repository.ts';
 import { EngineError, type EngineContext, type RunControl } from './engines/types.ts';
@@ -48,7 +48,7 @@ export class WorkerModels {
     if (!pool) {
       const cfg = this.installed(model) ? this.repo.config(model) : null;
       if (!cfg) throw new EngineError('MODEL_NOT_INSTALLED', `model ${model} is not installed`);
-      pool = new InferencePool(BACKENDS[cfg.backend]!.module, this.context, cfg.instance_count, this.log.child({ model }));
+      pool = new InferencePool(BACKENDS[cfg.backend]!.module, this.context, cfg.instance_count, this.log.child({ model }), resultSchemaOf(this.capability));
       this.pools.set(model, pool);
     }
     return pool;

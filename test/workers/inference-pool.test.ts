@@ -10,6 +10,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runControl } from '../../services/workers/engines/types.ts';
 import { InferencePool } from '../../services/workers/inference-pool.ts';
+import type { ResultSchema } from '../../services/events/codec.ts';
 
 /**
  * A test engine: each item's output says which thread ran it and when its micro-batch
@@ -48,13 +49,29 @@ export function createEngine() {
   };
 }`;
 
+/**
+ * A test engine answering language-ID results: an input `bad` gets an output that breaks
+ * the result schema (no `top`, a string confidence), as a buggy backend might.
+ */
+const LID_ENGINE = `
+export function createEngine() {
+  return {
+    async load() {}, async unload() {},
+    async run(model, inputs) {
+      return inputs.map((i) => i.bad
+        ? { output: { language: 'swh', confidence: 'high' }, failure: null }
+        : { output: { language: 'swh', script: 'Latn', label: 'swh_Latn', languageName: 'Swahili', confidence: 0.5 + i.x / 100, top: [{ label: 'swh_Latn', language: 'swh', score: 0.5 }], warnings: [], text: null }, failure: null });
+    },
+  };
+}`;
+
 const pools: InferencePool[] = [];
 afterEach(async () => { await Promise.all(pools.splice(0).map((p) => p.terminate(0))); });
 
-function pool(size: number, engine = ENGINE): InferencePool {
+function pool(size: number, engine = ENGINE, resultSchema?: ResultSchema): InferencePool {
   const dir = mkdtempSync(join(tmpdir(), 'engine-'));
   writeFileSync(join(dir, 'engine.mjs'), engine);
-  const p = new InferencePool(pathToFileURL(join(dir, 'engine.mjs')), { repository: dir, executionProvider: 'cpu', intraOpThreads: 1 }, size, pino({ level: 'silent' }));
+  const p = new InferencePool(pathToFileURL(join(dir, 'engine.mjs')), { repository: dir, executionProvider: 'cpu', intraOpThreads: 1 }, size, pino({ level: 'silent' }), resultSchema);
   pools.push(p);
   return p;
 }
@@ -104,6 +121,16 @@ describe('InferencePool', () => {
     // every item failing: each answered, none lost
     const all = await p.run('m', Array.from({ length: 5 }, (_, x) => ({ x, bug: true })), runControl(Array(5).fill(Infinity)));
     expect(all.map((r) => r.failure?.code)).toEqual(Array(5).fill('INFERENCE_FAILED'));
+  });
+
+  it('brings results back as Avro of the result schema, and answers a result that breaks the schema INFERENCE_FAILED alone (issue 17)', async () => {
+    const p = pool(1, LID_ENGINE, 'language-id/result');
+    const rs = await p.run<{ confidence: number; top: unknown[] }>('m', [{ x: 1 }, { x: 2, bad: true }, { x: 3 }]);
+    expect(rs[0]!.output).toEqual({ language: 'swh', script: 'Latn', label: 'swh_Latn', languageName: 'Swahili', confidence: 0.51, top: [{ label: 'swh_Latn', language: 'swh', score: 0.5 }], warnings: [], text: null });
+    expect(rs[1]!.output).toBeNull();
+    expect(rs[1]!.failure).toMatchObject({ code: 'INFERENCE_FAILED' });
+    expect(rs[1]!.failure!.error).toContain('language-id/result');
+    expect(rs[2]!.output!.confidence).toBe(0.53);
   });
 
   it('runs them one after another with instance_count 1', async () => {
