@@ -370,13 +370,16 @@ class MemoryConsumer implements Consumer {
       }
       if (!started) {
         await new Promise<void>((r) => {
-          // woken by an append, a finished batch or an assignment; else looks again after 1 s
+          // woken by an append, a finished batch or an assignment; else looks again after 1 s.
+          // It looks in the event loop's check phase (setImmediate), not at once: the
+          // requests parsed in one poll phase are appended one by one, and this way they
+          // go out as one batch rather than one batch each (issue 17)
           const timer = setTimeout(r, 1000);
-          this.wake = () => { clearTimeout(timer); r(); };
+          let woken = false;
+          this.wake = () => { if (woken) return; woken = true; clearTimeout(timer); setImmediate(r); };
         });
-      }
+      } else await new Promise<void>((r) => setImmediate(r));
       this.wake = undefined;
-      await Promise.resolve();
     }
   }
 

@@ -20,6 +20,26 @@ describe('MemoryTransport', () => {
     await c.stop();
   });
 
+  it('hands the messages appended in one event-loop turn to a consumer as one batch (regression: one batch per send, issue 17)', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 1 });
+    const batches: string[][] = [];
+    const c = t.consumer({ groupId: 'g', topics: ['t'], fromBeginning: true, maxInFlightBatches: 8 });
+    await c.run(async (b) => { batches.push(b.messages.map((m) => m.value.toString())); });
+    await c.ready();
+    // as the HTTP requests parsed in one poll phase each write their request event, a few
+    // promise callbacks apart
+    const p = t.producer();
+    const sent: Array<Promise<void>> = [];
+    for (const v of ['a', 'b', 'c']) {
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      sent.push(p.send('t', [msg(v)]));
+    }
+    await Promise.all(sent);
+    await until(() => batches.flat().length === 3);
+    expect(batches).toEqual([['a', 'b', 'c']]);
+    await c.stop();
+  });
+
   it('hashes keys with Kafka murmur2', () => {
     // expected values from Apache Kafka's UtilsTest.testMurmur2
     expect(murmur2(Buffer.from('21'))).toBe(-973932308);
