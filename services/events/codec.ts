@@ -107,7 +107,15 @@ export class AvroCodec implements EventCodec {
    * @throws Error naming the invalid fields when the value does not match the schema
    */
   encodeAfter<S extends SchemaName>(schema: S, value: SchemaValues[S], prefix?: Buffer): Buffer {
-    const t = this.type(schema);
+    return Buffer.from(this.scratch.subarray(0, this.write(this.type(schema), schema, value, prefix)));
+  }
+
+  /**
+   * Writes `value` with `t` after `prefix` into the kept buffer (grown when it does not
+   * fit). @returns the end of what was written
+   * @throws Error naming the invalid fields (against `schema`) when the value does not match
+   */
+  private write(t: avro.Type, schema: SchemaName, value: unknown, prefix?: Buffer): number {
     const start = prefix?.length ?? 0;
     for (;;) {
       prefix?.copy(this.scratch, 0);
@@ -118,11 +126,41 @@ export class AvroCodec implements EventCodec {
         assertValid(t, schema, value);
         throw err;
       }
-      if (end >= 0) return Buffer.from(this.scratch.subarray(0, end));
+      if (end >= 0) return end;
       // avsc returns minus the bytes missing
       this.scratch = Buffer.allocUnsafe(Math.max(2 * this.scratch.length, this.scratch.length - end));
     }
   }
+
+  private readonly lists = new Map<SchemaName, avro.Type>();
+
+  /** The avsc type of an array of a schema's values. */
+  private listType(schema: SchemaName): avro.Type {
+    let t = this.lists.get(schema);
+    if (!t) this.lists.set(schema, t = avro.Type.forSchema({ type: 'array', items: this.type(schema) }));
+    return t;
+  }
+
+  /**
+   * Avro binary of an array of a schema's values, in an ArrayBuffer of its own (so that
+   * `postMessage` can transfer it: the inference threads' results, services/workers/result-wire.ts).
+   * @throws Error naming the invalid fields when a value does not match the schema
+   */
+  encodeList<S extends SchemaName>(schema: S, values: Array<SchemaValues[S]>): Uint8Array<ArrayBuffer> {
+    const end = this.write(this.listType(schema), schema, values);
+    const out = new Uint8Array(end);
+    out.set(this.scratch.subarray(0, end));
+    return out;
+  }
+
+  /**
+   * The values of {@link encodeList}.
+   * @throws Error when the bytes are not such an array
+   */
+  decodeList<S extends SchemaName>(schema: S, bytes: Uint8Array): Array<SchemaValues[S]> {
+    return this.listType(schema).fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as Array<SchemaValues[S]>;
+  }
+
   async decode<S extends SchemaName>(schema: S, buf: Buffer): Promise<SchemaValues[S]> {
     return this.type(schema).fromBuffer(buf) as SchemaValues[S];
   }

@@ -11,28 +11,13 @@
  * results are checked against the schema on the thread, so one that could not be
  * published is answered INFERENCE_FAILED there, alone.
  */
-import avro from 'avsc';
 import type { ResultSchema } from '../events/codec.ts';
 import { AvroCodec } from '../events/codec.ts';
-import type { ItemResult } from '../events/contract.ts';
+import type { ItemResult, SchemaValues } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
 
+/** schemas/ read once per thread, on first use */
 let codec: AvroCodec | undefined;
-const arrays = new Map<ResultSchema, avro.Type>();
-
-/** avsc type of an array of `schema` (schemas/ read once per thread). */
-function arrayType(schema: ResultSchema): avro.Type {
-  let t = arrays.get(schema);
-  if (!t) {
-    codec ??= new AvroCodec();
-    t = avro.Type.forSchema({ type: 'array', items: codec.type(schema) });
-    arrays.set(schema, t);
-  }
-  return t;
-}
-
-/** Bytes kept between calls by {@link encodeResults}, grown when a micro-batch does not fit. */
-let scratch = Buffer.allocUnsafe(64 * 1024);
 
 /**
  * Avro binary of a micro-batch's results, in a buffer of its own (to be transferred, not
@@ -43,27 +28,17 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
  * @throws Error from avsc when even the results with the invalid ones replaced do not encode
  */
 export function encodeResults(schema: ResultSchema, results: ItemResult[], model: string, invalid: number[] = []): Uint8Array<ArrayBuffer> {
-  const t = arrayType(schema);
-  let values = results;
-  for (;;) {
-    let end: number;
-    try {
-      end = t.encode(values, scratch, 0);
-    } catch (err) {
-      if (values !== results) throw err;
-      const item = (t as avro.types.ArrayType).itemsType;
-      values = results.map((r, i) => {
-        if (item.isValid(r)) return r;
-        invalid.push(i);
-        return failed('INFERENCE_FAILED', `model ${model} gave a result that does not match schema ${schema}`);
-      });
-      continue;
-    }
-    // avsc returns minus the bytes missing
-    if (end < 0) { scratch = Buffer.allocUnsafe(Math.max(2 * scratch.length, scratch.length - end)); continue; }
-    const out = new Uint8Array(end);
-    out.set(scratch.subarray(0, end));
-    return out;
+  codec ??= new AvroCodec();
+  const values = results as Array<SchemaValues[ResultSchema]>;
+  try {
+    return codec.encodeList(schema, values);
+  } catch {
+    const item = codec.type(schema);
+    return codec.encodeList(schema, values.map((r, i) => {
+      if (item.isValid(r)) return r;
+      invalid.push(i);
+      return failed('INFERENCE_FAILED', `model ${model} gave a result that does not match schema ${schema}`) as SchemaValues[ResultSchema];
+    }));
   }
 }
 
@@ -73,5 +48,6 @@ export function encodeResults(schema: ResultSchema, results: ItemResult[], model
  * @throws Error when the bytes are not such an array
  */
 export function decodeResults<O>(schema: ResultSchema, bytes: Uint8Array): Array<ItemResult<O>> {
-  return arrayType(schema).fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as Array<ItemResult<O>>;
+  codec ??= new AvroCodec();
+  return codec.decodeList(schema, bytes) as Array<ItemResult<O>>;
 }
