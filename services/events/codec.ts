@@ -107,7 +107,9 @@ export class AvroCodec implements EventCodec {
    * @throws Error naming the invalid fields when the value does not match the schema
    */
   encodeAfter<S extends SchemaName>(schema: S, value: SchemaValues[S], prefix?: Buffer): Buffer {
-    return Buffer.from(this.scratch.subarray(0, this.write(this.type(schema), schema, value, prefix)));
+    // write first: it may replace the kept buffer with a larger one
+    const end = this.write(this.type(schema), schema, value, prefix);
+    return Buffer.from(this.scratch.subarray(0, end));
   }
 
   /**

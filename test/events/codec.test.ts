@@ -30,6 +30,15 @@ describe('AvroCodec', () => {
     await expect(codec.encode('language-id/request', { text: 'x', model: 'm', mode: 'fast' as never, topK: 3, candidates: null })).rejects.toThrow(/mode/);
     await expect(codec.encode('common/usage', { events: [{ eventId: 'x' } as never] })).rejects.toThrow(/does not match schema common\/usage: invalid field\(s\) events/);
   });
+  it('writes events and lists larger than its kept 64 KiB buffer whole (regression: encodeAfter copied out of the buffer it had just replaced)', async () => {
+    const req = { text: 'x'.repeat(100_000), model: 'lid-lite-608', mode: 'traffic' as const, topK: 3, candidates: null, echoText: false };
+    const big = await codec.encode('language-id/request', req);
+    expect(big.length).toBeGreaterThan(100_000);
+    expect(await codec.decode('language-id/request', big)).toEqual(req);
+    const list = codec.encodeList('language-id/request', [req, { ...req, text: 'y'.repeat(70_000) }]);
+    expect(list.buffer.byteLength).toBe(list.length);
+    expect(codec.decodeList('language-id/request', list).map((r) => r.text.length)).toEqual([100_000, 70_000]);
+  });
   it('refuses bytes that are not an event', async () => {
     await expect(codec.decode('decide/request', Buffer.from([0xff, 0xff, 0xff]))).rejects.toThrow();
   });
