@@ -34,7 +34,19 @@ export interface BatchPolicy {
   backlogMicroBatches?: number;
 }
 
-interface Queued<I, R> { item: I; deadline: number; enqueued: number; resolve(r: R): void; reject(e: unknown): void; }
+/**
+ * Where the results of queued items go: `index` is the position the caller gave the item
+ * (enqueueMany's `first` + its place in the list). A sink per caller, not a promise per
+ * item: a batch of 64 made five promises and closures per item before (issue 17).
+ */
+export interface ResultSink<R> {
+  /** the item's result */
+  resolve(index: number, result: R): void;
+  /** its micro-batch's run failed (the error `run` threw) */
+  reject(index: number, err: unknown): void;
+}
+
+interface Queued<I, R> { item: I; deadline: number; enqueued: number; sink: ResultSink<R>; index: number; }
 
 /** See the module comment. */
 export class MicroBatcher<I, R> {
@@ -67,13 +79,19 @@ export class MicroBatcher<I, R> {
   private spaceWaiters: Array<() => void> = [];
 
   /**
-   * Queues an item once the queue has room (waiting as long as it takes).
-   * @returns once queued, the item's result promise (wrapped, so the caller can go on queueing)
+   * Queues items once the queue has room for each (waiting as long as it takes: a consumed
+   * batch larger than the queue waits rather than being refused); their results go to
+   * `sink`, item `items[k]` as index `first + k`.
+   * @param deadline ms since the epoch, for all of them
+   * @returns once every item is queued
    */
-  async enqueue(item: I, deadline: number): Promise<{ result: Promise<R> }> {
-    while (this.queue.length >= this.policy.maxQueueSize) await new Promise<void>((r) => this.spaceWaiters.push(r));
-    // no await between the check and the push: the room cannot be taken by another caller
-    return { result: this.submit(item, deadline) };
+  async enqueueMany(items: readonly I[], deadline: number, sink: ResultSink<R>, first = 0): Promise<void> {
+    for (let k = 0; k < items.length; k++) {
+      while (this.queue.length >= this.policy.maxQueueSize) await new Promise<void>((r) => this.spaceWaiters.push(r));
+      // no await between the check and the push: the room cannot be taken by another caller
+      this.queue.push({ item: items[k]!, deadline, enqueued: Date.now(), sink, index: first + k });
+      this.schedule();
+    }
   }
 
   /**
@@ -86,7 +104,7 @@ export class MicroBatcher<I, R> {
       return Promise.reject(new ServiceError('QUEUE_FULL', `queue full (${this.policy.maxQueueSize} items)`));
     }
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ item, deadline, enqueued: Date.now(), resolve, reject });
+      this.queue.push({ item, deadline, enqueued: Date.now(), sink: { resolve: (_, r) => resolve(r), reject: (_, e) => reject(e) }, index: 0 });
       this.schedule();
     });
   }
@@ -134,14 +152,14 @@ export class MicroBatcher<I, R> {
     const live = taken.filter((q) => {
       const reason = q.deadline <= now ? 'expired' : this.isCancelled(q.item) ? 'cancelled' : undefined;
       if (!reason) return true;
-      q.resolve(this.onDropped(q.item, reason));
+      q.sink.resolve(q.index, this.onDropped(q.item, reason));
       return false;
     });
     if (live.length === 0) { this.schedule(); return; }
     this.running++;
     this.run(live.map((q) => q.item)).then(
-      (results) => live.forEach((q, i) => q.resolve(results[i]!)),
-      (err) => live.forEach((q) => q.reject(err)),
+      (results) => { for (let i = 0; i < live.length; i++) live[i]!.sink.resolve(live[i]!.index, results[i]!); },
+      (err) => { for (const q of live) q.sink.reject(q.index, err); },
     ).finally(() => { this.running--; this.schedule(); });
     // another instance is free: form the next micro-batch from what still waits
     this.schedule();

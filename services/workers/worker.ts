@@ -19,7 +19,6 @@ import type { RequestSchema } from '../events/codec.ts';
 import type { ItemResult } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
 import { H, MAX_EVENT_ITEMS, topicsFor, type Topics } from '../events/topics.ts';
-import { ServiceError } from '../lib/errors.ts';
 import { cancelledItems, expiredItems, microBatchSize, queueDepth, stoppedItems } from '../lib/metrics.ts';
 import { MODEL_DEFAULTS, type DynamicBatching } from '../models/config.ts';
 import { ModelRepository } from '../models/repository.ts';
@@ -29,6 +28,7 @@ import { MicroBatcher } from './batcher.ts';
 import { Cancellations } from './cancellations.ts';
 import { AttemptCounter, deadLetter } from './dead-letter.ts';
 import { EngineError, runControl, sliceControl, type RunControl } from './engines/types.ts';
+import { EventAnswers, type Outcome } from './event-answers.ts';
 import { WorkerModels } from './models.ts';
 import { workerSettings, type WorkerOptions, type WorkerSettings } from './options.ts';
 import { ResultPublisher, foldsUsage, groupByTopic, itemIdOf, requestOf, type Item, type TopicMessages } from './publisher.ts';
@@ -46,13 +46,6 @@ export type { WorkerOptions, WorkerSettings } from './options.ts';
  * micro-batches.
  */
 export const QUEUED_AHEAD_PER_THREAD = 1;
-
-/**
- * What the micro-batcher hands back for an item: its result, and the publication of its
- * micro-batch's results and usage, which goes on after the batcher has moved to the next
- * micro-batch (so inference never waits for the broker's acknowledgement).
- */
-interface Outcome { result: ItemResult; published: Promise<void>; }
 
 /** See the module comment. */
 export class CapabilityWorker {
@@ -189,23 +182,23 @@ export class CapabilityWorker {
       if (deadline <= Date.now()) { for (const input of inputs) expiredItems.inc({ model: input.model }); continue; }
       if (this.cancellations.has(msg)) { for (const input of inputs) cancelledItems.inc({ model: input.model }); continue; }
       const takenAt = Date.now();
-      // a bulk producer's several-item event is billed as a whole (folded), once every item's result is published
-      const foldUsage = foldsUsage(msg);
-      const answered: Array<Promise<ItemResult>> = [];
-      for (let i = 0; i < inputs.length; i++) {
-        const item: Item = { msg, input: inputs[i]!, index: claimed === undefined ? undefined : i, takenAt };
-        // a consumed batch larger than the queue waits for room instead of being refused
-        const { result } = await this.batcher(item.input.model).enqueue(item, deadline);
-        const done = result.then(async (o) => { await o.published; return o.result; }, async (err: unknown) => {
-          if (!(err instanceof ServiceError)) throw err;
-          const r = failed(err.code, err.message);
-          await this.publisher.publish([item], [r]);
-          return r;
-        });
-        work.push(done);
-        if (foldUsage) answered.push(done);
+      const items: Item[] = inputs.map((input, i) => ({ msg, input, index: claimed === undefined ? undefined : i, takenAt }));
+      const answers = new EventAnswers(items, (item, r) => this.publisher.publish([item], [r]));
+      // each run of items of one model to its batcher (a request's items name one model)
+      for (let first = 0; first < items.length;) {
+        const model = items[first]!.input.model;
+        let end = first + 1;
+        while (end < items.length && items[end]!.input.model === model) end++;
+        await this.batcher(model).enqueueMany(first === 0 && end === items.length ? items : items.slice(first, end), deadline, answers, first);
+        first = end;
       }
-      if (foldUsage) work.push(Promise.all(answered).then((results) => this.publisher.publishEventUsage(msg, inputs, results)));
+      // a bulk producer's several-item event is billed as a whole (folded), once every item's result is published
+      if (!foldsUsage(msg)) work.push(answers.done);
+      else {
+        const billed = answers.done.then((results) => this.publisher.publishEventUsage(msg, inputs, results));
+        billed.catch(() => undefined); // awaited below, after the last event is queued
+        work.push(billed);
+      }
       this.applyBackpressure();
     }
     if (poison.length > 0) await this.producer.sendBatch(groupByTopic(poison));

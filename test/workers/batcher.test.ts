@@ -51,4 +51,19 @@ describe('MicroBatcher', () => {
     expect(sizes).toEqual([3]);
     await first;
   });
+  it('enqueueMany hands each result to the sink at the caller\'s index, forms micro-batches as single submits do, and waits for room instead of refusing (issue 17)', async () => {
+    const sizes: number[] = [];
+    const b = new MicroBatcher<number, number>({ maxBatchSize: 4, maxQueueDelayMs: 0, maxQueueSize: 6 },
+      async (xs) => { sizes.push(xs.length); await new Promise((r) => setTimeout(r, 5)); return xs.map((x) => x * 10); }, () => -1);
+    const got = new Map<number, number>();
+    const sink = { resolve: (i: number, r: number) => { got.set(i, r); }, reject: (_: number, e: unknown) => { throw e; } };
+    const far = Date.now() + 10_000;
+    // 10 items into a queue of 6: the call resolves once the last is queued
+    await b.enqueueMany([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], far, sink, 100);
+    while (got.size < 10) await new Promise((r) => setTimeout(r, 5));
+    expect([...got].sort((x, y) => x[0] - y[0])).toEqual(Array.from({ length: 10 }, (_, k) => [100 + k, (k + 1) * 10]));
+    expect(sizes[0]).toBe(4); // a full micro-batch as soon as 4 wait
+    expect(sizes.reduce((x, y) => x + y, 0)).toBe(10);
+  });
 });
+
