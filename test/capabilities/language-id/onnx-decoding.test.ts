@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { answerFrom, decode, planDecode, preflight, type DecodeOptions, type DecodePlan } from '../../../services/capabilities/language-id/decode.ts';
 import { featureIds } from '../../../services/capabilities/language-id/features.ts';
 import { refineWithClusters } from '../../../services/capabilities/language-id/clusters.ts';
-import { lidFeeds, readLidModel } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import { FeedScratch, createEngine, lidFeeds, readLidModel } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { ModelRepository } from '../../../services/models/repository.ts';
 
 const MODELS = join(import.meta.dirname, '..', '..', '..', 'models');
@@ -57,4 +57,32 @@ describe.each(['lid-neural-608', 'lid-lite-608'])('%s', (model) => {
       await session.release();
     }
   });
+
+  it('gives the same inputs and answers from reused scratch arrays as from new ones, whatever the micro-batch sizes, and with runs overlapping (issue 17)', async () => {
+    const { info, features } = readLidModel(new ModelRepository(MODELS), model)!;
+    const rowsOf = (texts: string[]) => texts.flatMap((text, i) => {
+      const plan = planDecode(info, text, (preflight(text) as { scripts: Set<string> }).scripts, OPTIONS[i % 2]!);
+      return 'answer' in plan ? [] : [{ i, ids: featureIds(text, features), plan: plan as DecodePlan }];
+    });
+    const scratch = new FeedScratch();
+    // large, then small (stale values past the small views must not leak in), then longer texts
+    for (const texts of [[...TEXTS, ...TEXTS, ...TEXTS], TEXTS.slice(0, 3), TEXTS.map((t) => `${t} ${t} ${t}`)]) {
+      const rows = rowsOf(texts);
+      const fresh = lidFeeds(rows, features.buckets, info.logPrior);
+      const reused = lidFeeds(rows, features.buckets, info.logPrior, scratch);
+      for (const name of Object.keys(fresh)) {
+        expect(reused[name]!.dims, name).toEqual(fresh[name]!.dims);
+        expect(Array.from(reused[name]!.data as Float32Array), name).toEqual(Array.from(fresh[name]!.data as Float32Array));
+      }
+    }
+    // the engine lends each of two overlapping runs arrays of its own
+    const engine = createEngine({ repository: MODELS, executionProvider: 'cpu', intraOpThreads: 1 });
+    const inputs = (texts: string[]) => texts.map((text) => ({ text, model, mode: 'traffic' as const, topK: 3, candidates: null }));
+    const a = inputs([...TEXTS, ...TEXTS]), b = inputs(TEXTS.slice(2, 6).map((t) => `${t}, ${t}`));
+    const alone = [await engine.run(model, a), await engine.run(model, b)];
+    const overlapping = await Promise.all([engine.run(model, a), engine.run(model, b)]);
+    expect(overlapping).toEqual(alone);
+    await engine.unload(model);
+  });
 });
+

@@ -30,7 +30,7 @@ export interface LanguageIdInput {
   echoText?: boolean;
 }
 
-interface Loaded { session: ort.InferenceSession; info: LidModelInfo; features: FeatureSpec; }
+interface Loaded { session: ort.InferenceSession; info: LidModelInfo; features: FeatureSpec; /** input arrays free to lend (one per run in progress at most) */ scratch: FeedScratch[]; }
 
 /** One text of a micro-batch that goes through the model. */
 export interface LidRow {
@@ -42,17 +42,49 @@ export interface LidRow {
 }
 
 /**
+ * Input arrays kept between a model's runs and lent to one run at a time (issue 17): the
+ * ids and the mask are about 100 KB each for 64 texts, and allocated afresh per run they
+ * are external memory that, in an inference thread (which makes little JavaScript
+ * garbage), set off a full garbage collection every few hundred ms ("external memory
+ * pressure" in `--trace-gc`). The arrays grow to the largest micro-batch seen and never
+ * shrink.
+ */
+export class FeedScratch {
+  private ids = new Int32Array(0);
+  private floats = new Float32Array(0);
+
+  /** An int32 view of `n` elements, contents undefined. */
+  idsView(n: number): Int32Array {
+    if (this.ids.length < n) this.ids = new Int32Array(n);
+    return this.ids.subarray(0, n);
+  }
+
+  /** Float32 views of the given lengths, one after another in one array, contents undefined. */
+  floatViews(...lengths: number[]): Float32Array[] {
+    const total = lengths.reduce((a, b) => a + b, 0);
+    if (this.floats.length < total) this.floats = new Float32Array(total);
+    let at = 0;
+    return lengths.map((n) => this.floats.subarray(at, at += n));
+  }
+}
+
+/**
  * The model's inputs for a micro-batch (graph: scripts/lid-onnx.ts): ids int32[N, L]
  * padded with `buckets` (the model's zero row), scale float32[N, 1] = 1 / features of
  * the row (0 for none), inv_temperature and prior_weight float32[N, 1] and mask
  * float32[N, C] from each row's plan, log_prior float32[1, C].
+ * @param scratch arrays to write the inputs into (views of them back the tensors, so
+ *   they must not be lent to another run until this one has run); new arrays when absent
  */
-export function lidFeeds(rows: readonly LidRow[], buckets: number, logPrior: Float32Array): Record<string, ort.Tensor> {
+export function lidFeeds(rows: readonly LidRow[], buckets: number, logPrior: Float32Array, scratch?: FeedScratch): Record<string, ort.Tensor> {
   const N = rows.length, C = logPrior.length;
   let L = 1;
   for (const r of rows) if (r.ids.length > L) L = r.ids.length;
-  const ids = new Int32Array(N * L).fill(buckets);
-  const scale = new Float32Array(N), invT = new Float32Array(N), priorW = new Float32Array(N), mask = new Float32Array(N * C);
+  const ids = (scratch ? scratch.idsView(N * L) : new Int32Array(N * L)).fill(buckets);
+  const [scale, invT, priorW, mask] = scratch
+    ? scratch.floatViews(N, N, N, N * C) as [Float32Array, Float32Array, Float32Array, Float32Array]
+    : [new Float32Array(N), new Float32Array(N), new Float32Array(N), new Float32Array(N * C)];
+  // every element of scale, invT, priorW and mask is written below (a row each)
   rows.forEach((r, n) => {
     ids.set(r.ids, n * L);
     scale[n] = r.ids.length > 0 ? 1 / r.ids.length : 0;
@@ -119,7 +151,7 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
       intraOpNumThreads: ctx.intraOpThreads,
       graphOptimizationLevel: 'all',
     });
-    return { session, info: model.info, features: model.features };
+    return { session, info: model.info, features: model.features, scratch: [] };
   });
 
   return {
@@ -131,7 +163,11 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
       const done = (i: number, a: LidAnswer) => { results[i] = { output: { ...a, text: inputs[i]!.echoText ? inputs[i]!.text : null }, failure: null }; };
       const rows = planRows(m.info, m.features, inputs, done);
       if (rows.length > 0) {
-        const out = await m.session.run(lidFeeds(rows, m.features.buckets, m.info.logPrior));
+        // runs of one thread can overlap (a message handler awaits its run): each borrows its own arrays
+        const scratch = m.scratch.pop() ?? new FeedScratch();
+        let out: ort.InferenceSession.OnnxValueMapType;
+        // only probs: logits would be a second [N, C] output array per run
+        try { out = await m.session.run(lidFeeds(rows, m.features.buckets, m.info.logPrior, scratch), ['probs']); } finally { m.scratch.push(scratch); }
         const probs = out.probs!.data as Float32Array;
         const C = m.info.labels.length;
         rows.forEach((r, n) => {
