@@ -3,7 +3,9 @@
  * process. Same semantics as Kafka where the pipeline relies on them: per-partition
  * order, a partition owned by one member of a group at a time, offsets committed only
  * after the handler resolves, redelivery from the committed offset when a member
- * leaves or its handler fails, time- and size-based retention.
+ * leaves or its handler fails, time- and size-based retention. Unlike Kafka, a data topic
+ * drops what every live consumer group has committed (nobody in the one process reads it
+ * again; see MemoryTransport.committedOn).
  */
 import { EventEmitter } from 'node:events';
 import {
@@ -23,7 +25,8 @@ export interface MemoryTransportOptions {
    * most bytes (values, keys and headers) kept per partition once every live consumer
    * group has committed them (default 32 MiB; Kafka's `retention.bytes`, but never
    * dropping what a group still has to read), so that a burst does not stay in memory
-   * for the time retention
+   * for the time retention. A data topic that live groups read keeps none of what they
+   * all committed (see MemoryTransport.committedOn).
    */
   maxBytesPerPartition?: number;
   /** how often every partition is trimmed, also those nobody appends to, ms (default 10 s; 0: only on append) */
@@ -31,7 +34,12 @@ export interface MemoryTransportOptions {
 }
 
 interface Partition { base: number; messages: ConsumedMessage[]; bytes: number; }
-interface Topic { name: string; partitions: Partition[]; retentionMs: number; }
+/**
+ * `ownRetention`: created with a retention of its own (the control-plane topics: heartbeats,
+ * warm-ups, cancellations), kept for it whoever has read them; the others are data topics
+ * (see {@link MemoryTransport.committedOn}).
+ */
+interface Topic { name: string; partitions: Partition[]; retentionMs: number; ownRetention: boolean; }
 
 class Group {
   readonly members: MemoryConsumer[] = [];
@@ -75,10 +83,10 @@ export class MemoryTransport implements Transport {
   }
 
   /** @internal the topic, created when missing */
-  topic(name: string, partitions = this.options.defaultPartitions, retentionMs = this.options.retentionMs): Topic {
+  topic(name: string, partitions = this.options.defaultPartitions, retentionMs?: number): Topic {
     let t = this.topics.get(name);
     if (!t) {
-      t = { name, retentionMs, partitions: Array.from({ length: partitions }, () => ({ base: 0, messages: [], bytes: 0 })) };
+      t = { name, retentionMs: retentionMs ?? this.options.retentionMs, ownRetention: retentionMs !== undefined, partitions: Array.from({ length: partitions }, () => ({ base: 0, messages: [], bytes: 0 })) };
       this.topics.set(name, t);
       for (const g of this.groups.values()) if (g.members.some((m) => m.options.topics.includes(name))) this.rebalance(g);
     }
@@ -146,13 +154,46 @@ export class MemoryTransport implements Transport {
   /** The lowest offset committed on a partition by a consumer group with live members (end offset when none). */
   private committedFloor(topic: string, partition: number): number {
     const part = this.topics.get(topic)!.partitions[partition]!;
-    let floor = part.base + part.messages.length;
+    return this.liveFloor(topic, partition) ?? part.base + part.messages.length;
+  }
+
+  /**
+   * The lowest offset committed on a partition by the consumer groups with live members
+   * subscribing to its topic that have committed there (a group is given its start
+   * offset when a member is assigned the partition); undefined when there is none.
+   */
+  private liveFloor(topic: string, partition: number): number | undefined {
+    const key = `${topic}:${partition}`;
+    let floor: number | undefined;
     for (const g of this.groups.values()) {
       if (g.members.length === 0 || !g.members.some((m) => m.options.topics.includes(topic))) continue;
-      const c = g.committed.get(`${topic}:${partition}`);
-      if (c !== undefined && c < floor) floor = c;
+      const c = g.committed.get(key);
+      if (c !== undefined && (floor === undefined || c < floor)) floor = c;
     }
     return floor;
+  }
+
+  /**
+   * @internal a consumer group committed on a partition. A data topic (created without a
+   * retention of its own: requests, replies, usage, outcomes) then drops what every live
+   * consumer group subscribing to it has committed, once that is a tenth of the partition
+   * (amortised as {@link trim}): in one process nobody reads those messages again (a
+   * restart loses the whole log), and kept for the time or size retention they filled the
+   * old generation of the heap. On the embedded single route that was about 3 MB of
+   * objects a second surviving a full collection (a sampling heap profile), and dropping
+   * them gave 5–10 % more requests/s for 7–8 % less CPU per request (issue 17). A topic
+   * with no live consumer group (the dead-letter topic) keeps time and size retention.
+   */
+  committedOn(topic: string, partition: number): void {
+    const t = this.topics.get(topic);
+    const part = t?.partitions[partition];
+    if (!t || t.ownRetention || !part || part.messages.length === 0) return;
+    const floor = this.liveFloor(topic, partition);
+    if (floor === undefined) return;
+    const drop = Math.min(part.messages.length, floor - part.base);
+    if (drop < Math.max(1, Math.floor(part.messages.length / 10))) return;
+    for (const m of part.messages.splice(0, drop)) part.bytes -= sizeOf(m);
+    part.base += drop;
   }
 
   /** @internal messages of a partition from `offset`, at most `max` */
@@ -353,10 +394,12 @@ class MemoryConsumer implements Consumer {
           },
         ).then(() => {
           // commit the done prefix (a member that lost the partition in a rebalance must not: Kafka's CommitFailedException)
+          let committed = false;
           while (flight.batches[0]?.state === 'done') {
             const done = flight.batches.shift()!;
-            if (this.running && generation === this.group!.generation) this.group!.committed.set(k, done.end);
+            if (this.running && generation === this.group!.generation) { this.group!.committed.set(k, done.end); committed = true; }
           }
+          if (committed) this.log.committedOn(topic, partition);
           if (flight.batches.every((b) => b.state !== 'running') && (flight.failed || flight.batches.length === 0)) {
             const retry = flight.failed;
             // start again from the commit: a failed batch and the ones after it are delivered again

@@ -201,4 +201,34 @@ describe('MemoryTransport', () => {
     expect(t.read('t', 0, 0, 100).map((m) => m.value.toString())).toEqual(['new']);
     expect(t.startOffset('t', 0)).toBe(30);
   });
+
+  it('drops what every live group has committed on a data topic, keeps it on a topic with a retention of its own or no group (issue 17: the retained log filled the old generation)', async () => {
+    const t = new MemoryTransport({ defaultPartitions: 1, trimIntervalMs: 0 });
+    await t.ensureTopics([{ name: 'data', partitions: 1 }, { name: 'control', partitions: 1, retentionMs: 60_000 }, { name: 'dead', partitions: 1 }]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const fast = t.consumer({ groupId: 'fast', topics: ['data', 'control'], fromBeginning: true });
+    const slow = t.consumer({ groupId: 'slow', topics: ['data'], fromBeginning: true, maxBatchSize: 10 });
+    let fastSeen = 0, slowSeen = 0;
+    await fast.run(async (b) => { fastSeen += b.messages.length; });
+    await slow.run(async (b) => { slowSeen += b.messages.length; if (slowSeen <= 10) await held; });
+    const p = t.producer();
+    for (const topic of ['data', 'control', 'dead']) await p.send(topic, Array.from({ length: 100 }, (_, i) => msg(String(i))));
+    await until(() => fastSeen === 200, 2000, 'fast group');
+    // the slow group holds its first 10 uncommitted: nothing goes
+    expect(t.startOffset('data', 0)).toBe(0);
+    release();
+    await until(() => slowSeen === 100 && t.startOffset('data', 0) === 100, 2000, 'both groups committed: dropped');
+    expect(t.endOffset('data', 0)).toBe(100);
+    // redelivery still works from the commit, and new messages are read
+    await p.send('data', [msg('late')]);
+    await until(() => slowSeen === 101, 2000, 'new message');
+    // a topic with a retention of its own, and one no group reads, keep theirs
+    expect(t.read('control', 0, 0, 1000)).toHaveLength(100);
+    expect(t.read('dead', 0, 0, 1000)).toHaveLength(100);
+    await fast.stop();
+    await slow.stop();
+    await t.close();
+  });
 });
+
