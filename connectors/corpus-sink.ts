@@ -12,7 +12,8 @@
  * written after the last checkpoint), skips results below the checkpointed offsets, and
  * skips line numbers already written (a line the source sent twice).
  *
- * `npm run connector:sink -- --job web1 --out corpus/ [--expect N]` (exits after N lines when given)
+ * `npm run connector:sink -- --job web1 --out corpus/ [--expect N]` (exits after N lines when given).
+ * It writes `<job>: reading <topic>` to stderr once its consumer group has its partitions.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, truncateSync, unlinkSync } from 'node:fs';
 import { open, rename, type FileHandle } from 'node:fs/promises';
@@ -131,6 +132,8 @@ async function flush(group: Pending[]): Promise<void> {
 // several batches in flight, so that a group commit finds more than one waiting
 const consumer = transport.consumer({ groupId: `${config.TOPIC_PREFIX}.corpus-sink.${a.job}`, topics: [topic], fromBeginning: true, maxInFlightBatches: 8 });
 await consumer.run((batch) => new Promise<void>((resolve) => { pending.push({ batch, resolve }); kick(); }));
+// for whoever starts the source after the sink (bench/run.ts): its partitions are assigned
+void consumer.ready().then(() => process.stderr.write(`${a.job}: reading ${topic}\n`));
 
 let finishing = false;
 async function finish(): Promise<void> {
