@@ -180,9 +180,10 @@ export class MemoryTransport implements Transport {
    * (amortised as {@link trim}): in one process nobody reads those messages again (a
    * restart loses the whole log), and kept for the time or size retention they filled the
    * old generation of the heap. On the embedded single route that was about 3 MB of
-   * objects a second surviving a full collection (a sampling heap profile), and dropping
-   * them gave 5–10 % more requests/s for 7–8 % less CPU per request (issue 17). A topic
-   * with no live consumer group (the dead-letter topic) keeps time and size retention.
+   * objects a second surviving a full collection (a sampling heap profile); dropping
+   * them gave the single route 6–12 % more requests/s for 7–11 % less CPU per request in
+   * two A/B series, and the batch route no measurable change (issue 17; docs/benchmarks.md).
+   * A topic with no live consumer group (the dead-letter topic) keeps time and size retention.
    */
   committedOn(topic: string, partition: number): void {
     const t = this.topics.get(topic);
