@@ -185,8 +185,10 @@ async function bulkJob(job: number, input: string, lines: number, env: NodeJS.Pr
   // (the mock cluster keeps 5 MB per partition; in one run of the fifth session 128 lines
   // were lost that way). The time counts from the source's start.
   const sinkDone = run('connectors/corpus-sink.ts', ['--job', `bench${job}`, '--out', join(dir, 'out'), '--expect', String(lines)]);
+  let sinkExited = false;
+  void sinkDone.then(() => { sinkExited = true; });
   const sinkLog = join(dir, 'corpus-sink.log');
-  for (const until = Date.now() + 60_000; Date.now() < until && !readFileSync(sinkLog, 'utf8').includes(': reading '); ) await new Promise((r) => setTimeout(r, 50));
+  for (const until = Date.now() + 60_000; !sinkExited && Date.now() < until && !readFileSync(sinkLog, 'utf8').includes(': reading '); ) await new Promise((r) => setTimeout(r, 50));
   const services = new CpuMeter(pids);
   services.begin();
   const t0 = Date.now();

@@ -89,9 +89,14 @@ export class MicroBatcher<I, R> {
     for (let k = 0; k < items.length; k++) {
       while (this.queue.length >= this.policy.maxQueueSize) await new Promise<void>((r) => this.spaceWaiters.push(r));
       // no await between the check and the push: the room cannot be taken by another caller
-      this.queue.push({ item: items[k]!, deadline, enqueued: Date.now(), sink, index: first + k });
-      this.schedule();
+      this.push(items[k]!, deadline, sink, first + k);
     }
+  }
+
+  /** Queues an item for which there is room, and hands over a micro-batch if one is due. */
+  private push(item: I, deadline: number, sink: ResultSink<R>, index: number): void {
+    this.queue.push({ item, deadline, enqueued: Date.now(), sink, index });
+    this.schedule();
   }
 
   /**
@@ -103,10 +108,7 @@ export class MicroBatcher<I, R> {
     if (this.queue.length >= this.policy.maxQueueSize) {
       return Promise.reject(new ServiceError('QUEUE_FULL', `queue full (${this.policy.maxQueueSize} items)`));
     }
-    return new Promise<R>((resolve, reject) => {
-      this.queue.push({ item, deadline, enqueued: Date.now(), sink: { resolve: (_, r) => resolve(r), reject: (_, e) => reject(e) }, index: 0 });
-      this.schedule();
-    });
+    return new Promise<R>((resolve, reject) => this.push(item, deadline, { resolve: (_, r) => resolve(r), reject: (_, e) => reject(e) }, 0));
   }
 
   /** No micro-batch may be handed over now: all slots taken, or only ahead slots free and fewer than a quarter of the usual micro-batch ({@link unit}) waiting. */
