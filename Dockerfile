@@ -14,5 +14,6 @@ COPY schemas ./schemas
 COPY connectors ./connectors
 COPY models ./models
 EXPOSE 8080 8081
-ENTRYPOINT ["node", "--import", "tsx", "services/main.ts"]
+# V8 flags: services/node-flags.ts
+ENTRYPOINT ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "--import", "tsx", "services/main.ts"]
 CMD ["--service", "all"]

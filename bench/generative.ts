@@ -30,6 +30,7 @@ import type { Engine } from '../services/workers/engines/types.ts';
 import { closeLlm, openLlm } from '../services/llm/model.ts';
 import { ModelRepository, type InstalledModel } from '../services/models/repository.ts';
 import { repositoryWith, writeTinyModels } from '../scripts/models-tiny.ts';
+import { NODE_FLAGS } from '../services/node-flags.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -138,7 +139,7 @@ for (const r of routes) {
 }
 
 const port = 18191;
-const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/main.ts')], {
+const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(ROOT, 'services/main.ts')], {
   env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', API_KEYS: KEY, RATE_LIMIT_MAX: '1000000000', DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-')), MODEL_REPOSITORY: MODELS },
   stdio: ['ignore', 'ignore', 'inherit'],
 });

@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { checkoutBaseline } from './baseline.ts';
 import { SENTENCES } from './sentences.ts';
+import { NODE_FLAGS } from '../services/node-flags.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -51,7 +52,7 @@ function resetPeak(pid: number): void {
 }
 
 function startService(tree: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(tree, 'services/main.ts')], {
+  return spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(tree, 'services/main.ts')], {
     cwd: tree,
     env: {
       ...process.env, PORT: String(PORT), HEALTH_PORT: String(HEALTH_PORT), HOST: '127.0.0.1', LOG_LEVEL: 'error', LOG_REQUESTS: 'false', API_KEYS: KEY,

@@ -33,6 +33,7 @@ import { kafkaAvailable } from '../test/helpers/kafka.ts';
 import { CpuMeter, cpuSeconds } from './cpu.ts';
 import { profileArgs, startKafkaEnv } from './kafka-env.ts';
 import { SENTENCES } from './sentences.ts';
+import { NODE_FLAGS } from '../services/node-flags.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -46,7 +47,7 @@ const KEY = 'bench-key';
 const BATCH = Array.from({ length: 64 }, (_, i) => SENTENCES[i % SENTENCES.length]!);
 
 function start(script: string, port: number, env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
+  return spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(ROOT, script)], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', API_KEYS: KEY, RATE_LIMIT_MAX: '1000000000', DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-')), BENCH_MODEL: MODEL, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

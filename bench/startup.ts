@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { kafkaAvailable, startKafka } from '../test/helpers/kafka.ts';
 import { freePort } from '../test/helpers/processes.ts';
 import { checkoutBaseline } from './baseline.ts';
+import { NODE_FLAGS } from '../services/node-flags.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -26,7 +27,7 @@ if (!kafkaAvailable()) { console.error('needs python3-confluent-kafka for the mo
 async function timeToHealthy(tree: string, services: string[], env: Record<string, string>): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(tree, 'services/main.ts'), ...services.flatMap((s) => ['--service', s])], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(tree, 'services/main.ts'), ...services.flatMap((s) => ['--service', s])], {
     cwd: tree, env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore',
   });
   try {
@@ -56,7 +57,7 @@ async function measure(label: string, tree: string): Promise<void> {
         // a gateway alone needs a registry: the all-in-one process of the same prefix serves one first
         if (services.length > 0) {
           const regEnv = { ...base, TOPIC_PREFIX: prefix, SCHEMA_REGISTRY_PORT: String(regPort) };
-          const registry = spawn(process.execPath, ['--import', 'tsx', join(tree, 'services/main.ts'), '--service', 'registry'], { cwd: tree, env: { ...process.env, ...regEnv }, stdio: 'ignore' });
+          const registry = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(tree, 'services/main.ts'), '--service', 'registry'], { cwd: tree, env: { ...process.env, ...regEnv }, stdio: 'ignore' });
           try {
             for (let k = 0; k < 200; k++) { try { await fetch(`http://127.0.0.1:${regPort}/subjects`); break; } catch { await new Promise((r) => setTimeout(r, 100)); } }
             times.push(await timeToHealthy(tree, [...services], { ...base, TOPIC_PREFIX: prefix, SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}` }));

@@ -11,6 +11,7 @@ import { CAPABILITIES } from '../services/capabilities/index.ts';
 import { CONFIG_KEYS, loadConfig } from '../services/config.ts';
 import { topicsFor } from '../services/events/topics.ts';
 import { parseServices } from '../services/runtime.ts';
+import { NODE_FLAGS } from '../services/node-flags.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const serviceOf = (args: string[]) => args[args.indexOf('--service') + 1]!;
@@ -95,5 +96,22 @@ describe('deploy/ (Kubernetes)', () => {
       expect(s.spec.triggers[0].metadata.bootstrapServers).toBe(env.KAFKA_BROKERS);
       expect(s.spec.maxReplicaCount).toBeLessThanOrEqual(Number(env.TOPIC_PARTITIONS));
     }
+  });
+});
+
+describe('node flags (services/node-flags.ts)', () => {
+  const before = (command: string[]) => command.slice(0, command.indexOf('--import'));
+  it('npm start runs the service with them', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const start = pkg.scripts.start!.split(/\s+/);
+    expect(start[0]).toBe('node');
+    expect(before(start)).toEqual(['node', ...NODE_FLAGS]);
+    expect(start.slice(start.indexOf('--import'))).toEqual(['--import', 'tsx', 'services/main.ts']);
+  });
+  it('the image runs the service with them', () => {
+    const line = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split('\n').find((l) => l.startsWith('ENTRYPOINT'))!;
+    const entrypoint = JSON.parse(line.slice('ENTRYPOINT'.length)) as string[];
+    expect(before(entrypoint)).toEqual(['node', ...NODE_FLAGS]);
+    expect(entrypoint.at(-1)).toBe('services/main.ts');
   });
 });

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../../services/node-flags.ts';
 
 const MAIN = fileURLToPath(new URL('../../services/main.ts', import.meta.url));
 
@@ -26,7 +27,7 @@ export async function freePort(): Promise<number> {
  * @throws Error when it exits or does not log "started" within `timeoutMs`
  */
 export async function startProcess(name: string, services: string[], env: Record<string, string>, timeoutMs = 60_000, nodeArgs: string[] = []): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', MAIN, ...services.flatMap((s) => ['--service', s])], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, '--import', 'tsx', MAIN, ...services.flatMap((s) => ['--service', s])], {
     env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Array<Record<string, unknown>> = [];
