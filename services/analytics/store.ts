@@ -20,13 +20,13 @@
  * minute buckets older than `minutesMs` (default 7 days) are rolled up into hour buckets
  * and deleted, hour buckets older than `hoursMs` (default 400 days) are deleted.
  */
-import { DDSketch } from '@datadog/sketches-js';
+import type { DDSketch } from '@datadog/sketches-js';
 import { setImmediate } from 'node:timers/promises';
 import type { OutcomeEvent } from '../events/contract.ts';
 import { migrate, openDb, type SqlDb, type SqlTx } from '../lib/db.ts';
+import { newSketch, sketchFromProto, sketchToProto } from './sketch.ts';
 
-/** Relative accuracy of the latency sketches (a p99 of 200 ms is reported within ±2 ms). */
-export const SKETCH_ACCURACY = 0.01;
+export { SKETCH_ACCURACY } from './sketch.ts';
 /** Event ids remembered in memory to skip repeats (about 40 MB at most). */
 export const RECENT_IDS = 200_000;
 /** Retention defaults, ms. */
@@ -52,7 +52,6 @@ export interface Bucket extends BucketKey, BucketValues { start: number; }
 /** The start of the minute (or hour) holding `ms`. */
 export const bucketOf = (ms: number, size = MINUTE): number => Math.floor(ms / size) * size;
 
-const newSketch = () => new DDSketch({ relativeAccuracy: SKETCH_ACCURACY });
 const emptyValues = (): BucketValues => ({ events: 0, items: 0, billable: 0, queueMs: 0, queueN: 0, inferenceMs: 0, inferenceN: 0, confidence: new Array<number>(10).fill(0), latency: newSketch() });
 
 /** Adds `b` into `a` (counts, sums, histogram; sketches merged). */
@@ -89,11 +88,11 @@ function fromRow(r: Row): Bucket {
     start: Number(r.bucket), capability: r.capability, model: r.model, keyId: r.key_id, status: Number(r.status), code: r.code, label: r.label,
     events: Number(r.events), items: Number(r.items), billable: Number(r.billable), queueMs: Number(r.queue_ms), queueN: Number(r.queue_n),
     inferenceMs: Number(r.inference_ms), inferenceN: Number(r.inference_n), confidence: JSON.parse(r.confidence) as number[],
-    latency: DDSketch.fromProto(new Uint8Array(r.latency)),
+    latency: sketchFromProto(r.latency),
   };
 }
 const toParams = (b: Bucket) => [b.start, b.capability, b.model, b.keyId, b.status, b.code, b.label, b.events, b.items, b.billable,
-  b.queueMs, b.queueN, b.inferenceMs, b.inferenceN, JSON.stringify(b.confidence), Buffer.from(b.latency.toProto())];
+  b.queueMs, b.queueN, b.inferenceMs, b.inferenceN, JSON.stringify(b.confidence), Buffer.from(sketchToProto(b.latency))];
 
 /** A set of event ids (request id, item index), kept by request: the events of one request share its id string, so a lookup hashes it once. */
 class EventIds {
