@@ -162,21 +162,42 @@ export class AnalyticsStore {
    * @returns events counted and events skipped (replayed messages, or repeated ids)
    */
   async recordBatch(topic: string, partition: number, messages: Array<{ offset: number; events: OutcomeEvent[] }>): Promise<{ inserted: number; duplicates: number }> {
-    if (messages.length === 0) return { inserted: 0, duplicates: 0 };
-    let next = -1, known = false;
-    const r = await this.recordFolded(async function* (tx: SqlTx) {
-      const [row] = await tx.all<{ next_offset: number | string }>('SELECT next_offset FROM analytics_offsets WHERE topic = ? AND part = ?', [topic, partition]);
-      known = row !== undefined;
-      next = row ? Number(row.next_offset) : -1;
-      for (const m of messages) if (m.offset >= next) yield m.events;
-    }, async (tx) => {
-      const last = Math.max(...messages.map((m) => m.offset)) + 1;
-      if (last > next) {
-        await tx.run(known ? 'UPDATE analytics_offsets SET next_offset = ? WHERE topic = ? AND part = ?' : 'INSERT INTO analytics_offsets (next_offset, topic, part) VALUES (?,?,?)', [last, topic, partition]);
+    return this.recordBatches([{ topic, partition, messages }]);
+  }
+
+  /**
+   * {@link recordBatch} for the batches of several partitions in one transaction: each
+   * bucket they touch is read and written once (batches of one partition are taken in
+   * the order given).
+   * @returns events counted and events skipped, over all the batches
+   */
+  async recordBatches(batches: ReadonlyArray<{ topic: string; partition: number; messages: ReadonlyArray<{ offset: number; events: OutcomeEvent[] }> }>): Promise<{ inserted: number; duplicates: number }> {
+    const parts = new Map<string, { topic: string; partition: number; messages: Array<{ offset: number; events: OutcomeEvent[] }>; next: number; known: boolean }>();
+    for (const b of batches) {
+      const key = `${b.topic}\u0000${b.partition}`;
+      const p = parts.get(key);
+      if (p) p.messages.push(...b.messages); else parts.set(key, { topic: b.topic, partition: b.partition, messages: [...b.messages], next: -1, known: false });
+    }
+    for (const [key, p] of parts) if (p.messages.length === 0) parts.delete(key);
+    if (parts.size === 0) return { inserted: 0, duplicates: 0 };
+    return this.recordFolded(async function* (tx: SqlTx) {
+      for (const p of parts.values()) {
+        const [row] = await tx.all<{ next_offset: number | string }>('SELECT next_offset FROM analytics_offsets WHERE topic = ? AND part = ?', [p.topic, p.partition]);
+        p.known = row !== undefined;
+        p.next = row ? Number(row.next_offset) : -1;
+        for (const m of p.messages) if (m.offset >= p.next) yield m.events;
       }
-      return messages.filter((m) => m.offset < next).reduce((n, m) => n + m.events.length, 0);
+    }, async (tx) => {
+      let replayed = 0;
+      for (const p of parts.values()) {
+        const last = Math.max(...p.messages.map((m) => m.offset)) + 1;
+        if (last > p.next) {
+          await tx.run(p.known ? 'UPDATE analytics_offsets SET next_offset = ? WHERE topic = ? AND part = ?' : 'INSERT INTO analytics_offsets (next_offset, topic, part) VALUES (?,?,?)', [last, p.topic, p.partition]);
+        }
+        replayed += p.messages.filter((m) => m.offset < p.next).reduce((n, m) => n + m.events.length, 0);
+      }
+      return replayed;
     });
-    return r;
   }
 
   /**

@@ -3,7 +3,18 @@
  * answered requests reach the analytics store as minute buckets through the outcomes
  * topic, in their own consumer group, once each.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnalyticsConsumer } from '../../services/analytics/consumer.ts';
+import { AnalyticsStore, RETENTION } from '../../services/analytics/store.ts';
+import { AvroCodec } from '../../services/events/codec.ts';
+import type { OutcomeEvent } from '../../services/events/contract.ts';
+import { outcomeMessage } from '../../services/events/outcomes.ts';
+import { topicsFor } from '../../services/events/topics.ts';
+import { MemoryTransport } from '../../services/transport/memory.ts';
 import type { Embedded } from '../../services/embedded.ts';
 import { post, startService, until } from '../helpers/service.ts';
 
@@ -28,5 +39,33 @@ describe('analytics consumer', () => {
     expect(buckets.find((b) => b.status === 401)!.keyId).toBe('anonymous');
     expect(buckets.filter((b) => b.status === 200).reduce((n, b) => n + b.billable, 0)).toBe(30);
     expect(await total()).toBe(35);
+  });
+});
+
+describe('analytics consumer group commits', () => {
+  it('stores the batches of every partition that arrive within the write interval in one transaction, each event once', async () => {
+    const transport = new MemoryTransport();
+    const codec = new AvroCodec();
+    const store = await AnalyticsStore.open(join(mkdtempSync(join(tmpdir(), 'analytics-gc-')), 'a.db'));
+    const consumer = new AnalyticsConsumer(transport, codec, store, 'gc', pino({ level: 'silent' }), 4, RETENTION, 1500);
+    await consumer.start();
+    const producer = transport.producer();
+    let n = 0;
+    const message = async () => codec.encode('common/outcome', outcomeMessage(Array.from({ length: 10 }, (): OutcomeEvent => ({
+      requestId: `req-${n++}`, itemIndex: 0, keyId: 'k', source: 'gateway', capability: 'language-id', model: 'lid-lite-608', status: 200, code: null,
+      items: 1, billable: 1, queueMs: 1, inferenceMs: 2, totalMs: 5, label: n % 2 ? 'swh_Latn' : 'fra_Latn', confidenceBucket: 9, timestampMs: Date.now(),
+    }))));
+    // 40 messages of 10 events, 10 to each of the 4 partitions: the first batch is written at
+    // once (the consumer was idle), the rest wait for the interval and go in together
+    for (let i = 0; i < 40; i++) await producer.send(topicsFor('gc').outcomes, [{ key: null, partition: i % 4, value: await message() }]);
+    const events = async () => (await store.buckets(Date.now() - 3_600_000, Date.now() + 60_000)).reduce((s, b) => s + b.events, 0);
+    await until(async () => (await events()) === 400, 10_000, 'the 400 events in the store');
+    // one transaction per partition's batch would be at least 4
+    expect(consumer.transactions).toBeGreaterThanOrEqual(2);
+    expect(consumer.transactions).toBeLessThanOrEqual(3);
+    await consumer.stop();
+    await transport.close();
+    expect(await events()).toBe(400);
+    await store.close();
   });
 });

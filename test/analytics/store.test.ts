@@ -76,6 +76,26 @@ describe.each(stores)('AnalyticsStore on %s', (_name, target) => {
     await s2.close();
   });
 
+  it('stores the batches of several partitions in one write, each partition\'s offset its own', async () => {
+    const s = await AnalyticsStore.open(target());
+    const k = `group-${seq}`;
+    const topic = `outcomes-${seq}`;
+    const msg = (offset: number, label = 'swh_Latn') => ({ offset, events: [ev(k, NOW, { label }), ev(k, NOW, { label })] });
+    expect(await s.recordBatches([
+      { topic, partition: 0, messages: [msg(0), msg(1)] },
+      { topic, partition: 1, messages: [msg(0, 'fra_Latn')] },
+      { topic, partition: 0, messages: [msg(2)] },
+    ])).toEqual({ inserted: 8, duplicates: 0 });
+    // partition 0 stored up to offset 3, partition 1 up to 1
+    expect(await s.recordBatches([
+      { topic, partition: 0, messages: [msg(2), msg(3)] },
+      { topic, partition: 1, messages: [msg(0, 'fra_Latn'), msg(1, 'fra_Latn')] },
+    ])).toEqual({ inserted: 4, duplicates: 4 });
+    const b = await s.buckets(NOW - 60_000, NOW + 60_000, k);
+    expect(b.map((x) => [x.label, x.events]).sort()).toEqual([['fra_Latn', 4], ['swh_Latn', 8]]);
+    await s.close();
+  });
+
   it('counts a replayed event once, also inside one write', async () => {
     const s = await AnalyticsStore.open(target());
     const k = `replay-${seq}`;
