@@ -5,7 +5,7 @@
  * once (the store keeps each partition's next offset in the same transaction). Undecodable messages are skipped and
  * logged. Retention runs at start and every {@link RETENTION_EVERY_MS}.
  *
- * Store writes are group commits at most every `writeIntervalMs` (default
+ * Store writes are group commits (services/lib/group-commit.ts) at most every `writeIntervalMs` (default
  * {@link WRITE_INTERVAL_MS}): the batches of every partition that arrive meanwhile go into
  * one transaction, so each bucket they touch is read, merged and written once. An idle
  * consumer writes a batch at once. Each batch's offsets are committed only after the
@@ -14,12 +14,13 @@
  * with outcome events at 250 requests/s (issue 17): 11.7 transactions a second with 33
  * bucket writes each, one per partition's batch, before.
  */
-import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { EventCodec } from '../events/codec.ts';
 import type { OutcomeEvent } from '../events/contract.ts';
 import { outcomeEventsOf } from '../events/outcomes.ts';
 import { topicsFor } from '../events/topics.ts';
+import { GroupCommit } from '../lib/group-commit.ts';
 import type { Consumer, Transport } from '../transport/types.ts';
 import { RETENTION, type AnalyticsStore } from './store.ts';
 
@@ -30,12 +31,8 @@ export const RETENTION_EVERY_MS = 3_600_000;
 /** Least time between the starts of two store transactions, ms (see the module comment). */
 export const WRITE_INTERVAL_MS = 1000;
 
-/** A consumed batch, decoded, waiting for the transaction that stores it. */
-interface Waiting {
-  batch: { topic: string; partition: number; messages: Array<{ offset: number; events: OutcomeEvent[] }> };
-  resolve(): void;
-  reject(err: unknown): void;
-}
+/** A consumed batch, decoded, for the store. */
+type Decoded = { topic: string; partition: number; messages: Array<{ offset: number; events: OutcomeEvent[] }> };
 
 /** See the module comment. */
 export class AnalyticsConsumer {
@@ -45,40 +42,16 @@ export class AnalyticsConsumer {
   /** @param partitions partitions of the outcomes topic when analytics creates it (TOPIC_PARTITIONS) */
   constructor(private readonly transport: Transport, private readonly codec: EventCodec, readonly store: AnalyticsStore,
     private readonly prefix: string, private readonly log: Logger, private readonly partitions = 4,
-    private readonly retention: { minutesMs: number; hoursMs: number } = RETENTION, private readonly writeIntervalMs = WRITE_INTERVAL_MS) {}
-
-  private waiting: Waiting[] = [];
-  private writing = false;
-  /** performance.now() when the last transaction started */
-  private lastWrite = -Infinity;
-  /** store transactions written so far */
-  transactions = 0;
-
-  /** Stores a batch in the next group transaction; resolves once that has committed. @throws what the store throws */
-  private write(batch: Waiting['batch']): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ batch, resolve, reject });
-      if (!this.writing) { this.writing = true; void this.drain(); }
-    });
+    private readonly retention: { minutesMs: number; hoursMs: number } = RETENTION, writeIntervalMs = WRITE_INTERVAL_MS) {
+    // idle, a batch is written at once
+    this.commit = new GroupCommit<Decoded>(async (batches) => { await store.recordBatches(batches); }, writeIntervalMs, (drain) => drain());
   }
 
-  private async drain(): Promise<void> {
-    while (this.waiting.length > 0) {
-      const wait = this.lastWrite + this.writeIntervalMs - performance.now();
-      if (wait > 0) await sleep(wait);
-      const group = this.waiting;
-      this.waiting = [];
-      this.lastWrite = performance.now();
-      try {
-        await this.store.recordBatches(group.map((w) => w.batch));
-        this.transactions++;
-        for (const w of group) w.resolve();
-      } catch (err) {
-        for (const w of group) w.reject(err);
-      }
-    }
-    this.writing = false;
-  }
+  /** one store transaction at most every writeIntervalMs for the batches of every partition */
+  private readonly commit: GroupCommit<Decoded>;
+
+  /** Store transactions written so far. */
+  get transactions(): number { return this.commit.transactions; }
 
   async start(): Promise<void> {
     const topic = topicsFor(this.prefix).outcomes;
@@ -100,7 +73,7 @@ export class AnalyticsConsumer {
           messages.push({ offset: m.offset, events: [] });
         }
       }
-      await this.write({ topic: batch.topic, partition: batch.partition, messages });
+      await this.commit.write({ topic: batch.topic, partition: batch.partition, messages });
     });
   }
 

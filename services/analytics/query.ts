@@ -4,8 +4,8 @@
  * their latency sketches merged, so percentiles of a step or a group are those of all its
  * events (within the sketch's 1 % relative accuracy).
  */
-import { DDSketch } from '@datadog/sketches-js';
-import { SKETCH_ACCURACY, mergeValues, type Bucket, type BucketValues } from './store.ts';
+import { newSketch } from './sketch.ts';
+import { mergeValues, type Bucket, type BucketValues } from './store.ts';
 
 /**
  * Dimensions a query can group or filter by: `key` is the API key's id (a bulk ingestion's
@@ -61,7 +61,7 @@ export function defaultStep(rangeMs: number): number {
 
 const empty = (): BucketValues & { errors: number } => ({
   events: 0, items: 0, billable: 0, queueMs: 0, queueN: 0, inferenceMs: 0, inferenceN: 0, confidence: new Array<number>(10).fill(0),
-  latency: new DDSketch({ relativeAccuracy: SKETCH_ACCURACY }), errors: 0,
+  latency: newSketch(), errors: 0,
 });
 
 function add(into: BucketValues & { errors: number }, b: Bucket): void {

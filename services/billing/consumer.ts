@@ -11,7 +11,8 @@
  * and up to {@link IN_FLIGHT_BATCHES} batches per partition are fetched before the
  * first is committed. So billing never waits for a timer: under a light load each
  * batch is written at once, under a heavy one each transaction holds more events (it
- * once took one message per partition every 200 ms and fell minutes behind a burst).
+ * once took one message per partition every 200 ms and fell minutes behind a burst;
+ * services/lib/group-commit.ts).
  */
 import type { Logger } from 'pino';
 import type { EventCodec } from '../events/codec.ts';
@@ -20,6 +21,7 @@ import { ledgerWrites } from '../lib/metrics.ts';
 import type { Consumer, Transport } from '../transport/types.ts';
 import type { UsageEvent } from '../events/contract.ts';
 import type { Ledger } from './ledger.ts';
+import { GroupCommit } from '../lib/group-commit.ts';
 
 /** Consumed batches per usage partition that may wait for their ledger write at once. */
 export const IN_FLIGHT_BATCHES = 16;
@@ -27,56 +29,20 @@ export const IN_FLIGHT_BATCHES = 16;
 /** The consumer group of billing under a topic prefix. */
 export const billingGroup = (prefix: string): string => `${prefix}.billing`;
 
-interface Waiting { events: UsageEvent[]; resolve(): void; reject(e: unknown): void; }
-
-/**
- * Gathers the events of concurrent batches into one ledger transaction at a time: idle,
- * it writes what the current event-loop turn gathered; busy, what gathers meanwhile
- * goes in the next transaction.
- */
-export class GroupCommit {
-  private waiting: Waiting[] = [];
-  private running = false;
-  /** transactions written so far */
-  transactions = 0;
-
-  constructor(private readonly ledger: Ledger, private readonly log: Logger) {}
-
-  /** Writes `events`; resolves once the transaction holding them committed. @throws what the ledger throws */
-  write(events: UsageEvent[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ events, resolve, reject });
-      if (!this.running) { this.running = true; setImmediate(() => void this.drain()); }
-    });
-  }
-
-  private async drain(): Promise<void> {
-    while (this.waiting.length > 0) {
-      const group = this.waiting;
-      this.waiting = [];
-      try {
-        const { inserted, duplicates } = await this.ledger.record(group.flatMap((w) => w.events));
-        this.transactions++;
-        ledgerWrites.inc({ outcome: 'inserted' }, inserted);
-        if (duplicates > 0) { ledgerWrites.inc({ outcome: 'duplicate' }, duplicates); this.log.info({ duplicates }, 'replayed usage events ignored'); }
-        for (const w of group) w.resolve();
-      } catch (err) {
-        for (const w of group) w.reject(err);
-      }
-    }
-    this.running = false;
-  }
-}
-
 /** See the module comment. */
 export class BillingConsumer {
   private consumer?: Consumer;
-  private readonly commit: GroupCommit;
+  private readonly commit: GroupCommit<UsageEvent[]>;
 
   /** @param partitions partitions of the usage topic when billing creates it (TOPIC_PARTITIONS) */
   constructor(private readonly transport: Transport, private readonly codec: EventCodec, ledger: Ledger,
     private readonly prefix: string, private readonly log: Logger, private readonly partitions = 4) {
-    this.commit = new GroupCommit(ledger, log);
+    // idle, a batch is written in the next event-loop turn; busy, what gathers meanwhile goes in the next transaction
+    this.commit = new GroupCommit<UsageEvent[]>(async (groups) => {
+      const { inserted, duplicates } = await ledger.record(groups.flat());
+      ledgerWrites.inc({ outcome: 'inserted' }, inserted);
+      if (duplicates > 0) { ledgerWrites.inc({ outcome: 'duplicate' }, duplicates); log.info({ duplicates }, 'replayed usage events ignored'); }
+    });
   }
 
   /** Ledger transactions written so far. */
