@@ -7,7 +7,7 @@
 import Fastify from 'fastify';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
-import { LID_BODY, answerBody } from '../services/capabilities/language-id/routes.ts';
+import { LID_BODY, answerBody, singleAnswer } from '../services/capabilities/language-id/routes.ts';
 
 const engine = createEngine({ repository: fileURLToPath(new URL('../models', import.meta.url)), executionProvider: 'cpu', intraOpThreads: 1 });
 const app = Fastify({ ajv: { customOptions: { allowUnionTypes: true, coerceTypes: false } } });
@@ -18,7 +18,7 @@ const run = async (b: Body, texts: string[]) =>
 app.post('/v1/language-id', { schema: { body: LID_BODY } }, async (req) => {
   const b = req.body as Body;
   const [r] = await run(b, [b.text!]);
-  return { ...answerBody(r!.output!), model: b.model, mode: b.mode, usage: { texts: 1 } };
+  return singleAnswer(r!.output!, b.model, b.mode);
 });
 app.post('/v1/language-id/batch', async (req) => {
   const b = { model: 'lid-neural-608', mode: 'traffic', top_k: 3, ...(req.body as Partial<Body>) } as Body;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { answerFrom, decode, planDecode, preflight, type DecodeOptions, type DecodePlan } from '../../../services/capabilities/language-id/decode.ts';
 import { featureIds } from '../../../services/capabilities/language-id/features.ts';
 import { refineWithClusters } from '../../../services/capabilities/language-id/clusters.ts';
-import { FeedScratch, createEngine, lidFeeds, readLidModel } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import { FeedScratch, createEngine, itemOutput, lidFeeds, readLidModel } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { ModelRepository } from '../../../services/models/repository.ts';
 
 const MODELS = join(import.meta.dirname, '..', '..', '..', 'models');
@@ -82,6 +82,23 @@ describe.each(['lid-neural-608', 'lid-lite-608'])('%s', (model) => {
     const alone = [await engine.run(model, a), await engine.run(model, b)];
     const overlapping = await Promise.all([engine.run(model, a), engine.run(model, b)]);
     expect(overlapping).toEqual(alone);
+    await engine.unload(model);
+  });
+
+  it('answers each item with all of its answer\'s fields and the text only when it is to be echoed (itemOutput, issue 17)', async () => {
+    const engine = createEngine({ repository: MODELS, executionProvider: 'cpu', intraOpThreads: 1 });
+    // texts the model reads and texts answered before it (no letters, 'x'), echoed and not
+    const inputs = TEXTS.map((text, i) => ({ text, model, mode: 'traffic' as const, topK: 3, candidates: null, echoText: i % 2 === 0 }));
+    const results = await engine.run(model, inputs);
+    results.forEach((r, i) => {
+      expect(r.failure).toBeNull();
+      const { text, ...answer } = r.output!;
+      expect(text).toBe(i % 2 === 0 ? TEXTS[i] : null);
+      // the literal keeps every field an object spread would copy, in the same order
+      expect(Object.keys(itemOutput(answer, text))).toEqual(Object.keys({ ...answer, text }));
+      expect(itemOutput(answer, text)).toStrictEqual({ ...answer, text });
+      expect(Object.keys(answer).sort()).toEqual(['confidence', 'label', 'language', 'languageName', 'script', 'top', 'warnings']);
+    });
     await engine.unload(model);
   });
 });
