@@ -146,10 +146,12 @@ export function readLidModel(repo: ModelRepository, name: string): { info: LidMo
  * Built field by field, not as `{ ...answer, text }` (issue 17): on Node 20 (V8 11.3) the
  * objects an object spread made here outlived the scavenges that should have freed them.
  * At 300 micro-batches of 64 a second the inference thread promoted 1.5 MB per scavenge
- * (every survivor promoted), its old generation filled with dead answers, and it ran 24–51
- * mark-compacts in 10 s: 1–2 s of garbage-collection CPU, mostly on V8's helper threads,
- * against 34–43 ms with this literal (`--trace-gc-nvp`; `bench/spread-gc.mjs` shows the
- * same with no project code). Node 22 and 24 do not promote them either way.
+ * (every survivor promoted), its old generation filled with dead answers, and it ran 9–51
+ * mark-compacts in 10 s: 0.4–2.1 s of garbage-collection CPU, mostly on V8's helper
+ * threads, against 33–60 ms with this literal (`--trace-gc-nvp`; `npm run bench:gc`,
+ * bench/gc-promotion.ts, shows the same without project code). Node 22 and 24 do not
+ * promote them either way. Every field of LidAnswer is required, so the compiler flags
+ * one added there and not here; the engine's test compares this with the spread.
  * @param text the item's text, or null when it is not to be echoed
  */
 export function itemOutput(a: LidAnswer, text: string | null): LidAnswer & { text: string | null } {
