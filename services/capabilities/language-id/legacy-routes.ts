@@ -25,17 +25,10 @@ const OPTIONS = {
 } as const;
 const CANDIDATES = QG_LANGUAGES.map((l) => l.code);
 
-/**
- * The legacy answer: the 25-language code (macrolanguage), its name and the confidence
- * among the 25; with `model` and `variant` for the single route (written out, not spread
- * into: see routes.ts `singleAnswer`).
- */
-function legacyAnswer(a: LanguageIdOutput, single?: { model: string; variant: string }): Record<string, unknown> {
+/** The legacy answer: the 25-language code (macrolanguage), its name and the confidence among the 25. */
+function legacyAnswer(a: LanguageIdOutput): Record<string, unknown> {
   const l = findQgLanguage(a.language);
-  const language = l?.code ?? a.language, name = l?.name ?? a.language;
-  return single
-    ? { language, language_name: name, confidence: a.confidence, model: single.model, variant: single.variant }
-    : { language, language_name: name, confidence: a.confidence };
+  return { language: l?.code ?? a.language, language_name: l?.name ?? a.language, confidence: a.confidence };
 }
 
 /** Route plugin. */
@@ -50,7 +43,8 @@ export const legacyLidRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) 
   }, async (req) => {
     const b = req.body as { text: string; model: string; variant: string };
     const [r] = await deps.dispatcher.dispatch<LanguageIdOutput>('language-id', LEGACY_LID_MODELS[b.model]!, lid([b.text], b), contextOf(req));
-    return legacyAnswer(outputOf(r!), b);
+    // added to the answer's object, not spread into a new one (see routes.ts `singleAnswer`)
+    return Object.assign(legacyAnswer(outputOf(r!)), { model: b.model, variant: b.variant });
   });
 
   app.post('/v1/detect-language/batch', {
@@ -59,6 +53,6 @@ export const legacyLidRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) 
   }, async (req) => {
     const b = req.body as { texts: string[]; model: string; variant: string };
     const rs = await deps.dispatcher.dispatch<LanguageIdOutput>('language-id', LEGACY_LID_MODELS[b.model]!, lid(b.texts, b), contextOf(req));
-    return { results: outputsOf(rs).map((a) => legacyAnswer(a)), model: b.model, variant: b.variant };
+    return { results: outputsOf(rs).map(legacyAnswer), model: b.model, variant: b.variant };
   });
 };
