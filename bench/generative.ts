@@ -16,6 +16,7 @@
  *
  * Environment: BENCH_DURATION (s per throughput row, default 10).
  */
+import './tmp.ts'; // temporary files in a folder of the run's own, removed at exit
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

@@ -19,6 +19,7 @@
  * lid-neural-608). Linux only (/proc). Everything, the load generator included, runs on
  * this machine: on 2 cores the generator takes a share of the CPU it measures.
  */
+import './tmp.ts'; // temporary files in a folder of the run's own, removed at exit
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';

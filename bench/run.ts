@@ -22,6 +22,7 @@
  * BENCH_MODEL (default lid-neural-608).
  * The service and the baseline run as child processes; autocannon runs here.
  */
+import './tmp.ts'; // temporary files in a folder of the run's own, removed at exit
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

@@ -7,6 +7,7 @@
  * REF (bench/baseline.ts), so the figures sit beside a baseline from the same machine.
  * Needs Debian's python3-confluent-kafka.
  */
+import './tmp.ts'; // temporary files in a folder of the run's own, removed at exit
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
