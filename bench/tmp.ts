@@ -5,13 +5,6 @@
  * exits. Each bulk-ingestion job used to leave about 9 MB of input and corpus files in
  * /tmp; the test run does the same with test/global-setup.ts.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { ownTmpDir } from '../test/helpers/tmp.ts';
 
-/** The benchmark's temporary folder (removed at exit). */
-export const BENCH_TMP = mkdtempSync(join(tmpdir(), 'lmstream-bench-'));
-// traversable by the other users a benchmark may run a server as, like /tmp's folders
-chmodSync(BENCH_TMP, 0o755);
-process.env.TMPDIR = BENCH_TMP;
-process.once('exit', () => rmSync(BENCH_TMP, { recursive: true, force: true }));
+process.once('exit', ownTmpDir('lmstream-bench-'));
