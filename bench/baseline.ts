@@ -5,7 +5,6 @@
  * hard-linked copy of it (npm replaces files, never writes them in place) brought to REF's
  * package-lock.json from the npm cache, native modules both share keeping their builds.
  */
-import './tmp.ts'; // temporary files in a folder of the run's own, removed at exit
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -9,6 +9,7 @@
  * in every service (bench/kafka-env.ts), BENCH_PROFILE=<dir> for V8 CPU profiles.
  * Needs Debian's python3-confluent-kafka (the mock cluster) and Linux's /proc.
  */
+import './tmp.ts'; // temporary files in a folder of the run's own, removed at exit
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { cpuSeconds } from './cpu.ts';

@@ -6,7 +6,6 @@
  * Kafka broker answers at once), so a longer wait adds up to that much per hop; 1, 2, 4
  * and 5 ms were tried and 1 ms gave the most requests/s.
  */
-import './tmp.ts'; // temporary files in a folder of the run's own, removed at exit
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
