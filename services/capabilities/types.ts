@@ -5,9 +5,8 @@
  * module's `index.ts` holds data only and loads its routes lazily, so the registry can
  * be imported anywhere (gateway, workers, billing) without import cycles.
  */
-import type { FastifyPluginAsync } from 'fastify';
 import type { UsageBillingUnit, UsageCapability } from '../events/contract.ts';
-import type { RouteDeps } from '../gateway/deps.ts';
+import type { CapabilityRoutes } from '../route-kit/types.ts';
 
 /** A model of the spec's models table, as its capability module lists it. */
 export interface ModuleModel {
@@ -40,8 +39,11 @@ export interface CapabilityModule<N extends string = string> {
   usageQuantity(output: Record<string, unknown>): number;
   /** default items in flight per gateway before 503 OVERLOADED (MAX_INFLIGHT_ITEMS overrides) */
   maxInflightItems: number;
-  /** its route plugins (current and legacy), loaded when the gateway is built */
-  routes(): Promise<readonly FastifyPluginAsync<RouteDeps>[]>;
+  /**
+   * its route plugins (current and legacy), loaded when the gateway is built; the gateway
+   * registers each with the module's RouteKit as its options (services/route-kit/types.ts)
+   */
+  routes(): Promise<readonly CapabilityRoutes[]>;
   /**
    * Its backends by name (the `backend` of a model's config.json): engine modules that
    * export `createEngine` (services/workers/engines/types.ts) and run in inference threads.

@@ -14,37 +14,21 @@
  * 4× capacity: 37 answered a second where capacity is 52).
  */
 import type { FastifyInstance } from 'fastify';
+import type { CapabilityAdmission } from '../route-kit/types.ts';
 import type { Capability } from '../capabilities/index.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { InflightItems } from './load-shedding.ts';
 import type { RateLimits } from './rate-limit.ts';
 import { endOf } from './request-end.ts';
 
-/**
- * What a route tells admission about a request; `body` has passed the route's schema.
- * `checked` is what `check` returned (for a batch route: its items that passed their
- * rules), kept for the handler as `req.admitted`.
- */
-export interface Admission {
-  capability: Capability;
-  /** the model that serves the request (legacy names mapped) */
-  model(body: any): string;
-  /**
-   * validation rules beyond the schema (services/gateway/validation.ts): throws
-   * ServiceError to refuse the request; a batch route returns its per-item outcome
-   */
-  check?(body: any): unknown;
-  /** request items it becomes (events on the request topic); 0: nothing for a model to do */
-  items(body: any, checked: any): number;
-  /** billable units it asks for, counted by the rate limit; default `items` */
-  units?(body: any): number;
-}
+/** The capability of a route's admission: the kit fills it in from the module's name, a registry name. */
+const capabilityOf = (a: CapabilityAdmission): Capability => a.capability as Capability;
 
 /** Adds the hook of the module comment to `app`. */
 export function registerAdmission(app: FastifyInstance, o: { limits: RateLimits; dispatcher: Dispatcher; inflight: InflightItems }): void {
   app.addHook('onRequest', async (req) => {
     const a = req.routeOptions.config?.admission;
-    if (a) o.inflight.assertRoom(a.capability);
+    if (a) o.inflight.assertRoom(capabilityOf(a));
   });
   app.addHook('preHandler', async (req, reply) => {
     const a = req.routeOptions.config?.admission;
@@ -56,7 +40,7 @@ export function registerAdmission(app: FastifyInstance, o: { limits: RateLimits;
     await o.limits.chargeKey(reply, req.apiKey!.id, units - 1, 1);
     // a batch whose every item failed its rules is answered without a model
     if (items === 0) return;
-    o.dispatcher.assertServed(a.capability, a.model(req.body));
-    endOf(req, reply).onClose(o.inflight.acquire(a.capability, items));
+    o.dispatcher.assertServed(capabilityOf(a), a.model(req.body));
+    endOf(req, reply).onClose(o.inflight.acquire(capabilityOf(a), items));
   });
 }

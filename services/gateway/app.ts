@@ -26,7 +26,8 @@ import type { RouteDeps } from './deps.ts';
 import type { GatewayState } from './state.ts';
 import { registerDelivery } from './delivery.ts';
 import { registerJsonParser } from './json-body.ts';
-import { BODY_LIMITS } from './limits.ts';
+import { BODY_LIMITS } from '../route-kit/limits.ts';
+import { capabilityKit } from './capability-kit.ts';
 import { DEFAULT_INFLIGHT_ITEMS, InflightItems } from './load-shedding.ts';
 import { RateLimits } from './rate-limit.ts';
 import { UsageRecorder } from './usage-recorder.ts';
@@ -175,9 +176,10 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   });
 
   const deps = { ...opts, state };
-  // each capability module's routes (current and legacy), then the routes of the service as a whole
+  // each capability module's routes (current and legacy) with the module's kit, then the routes of the service as a whole
   for (const m of CAPABILITY_MODULES) {
-    for (const routes of await m.routes()) await app.register(routes, deps);
+    const kit = capabilityKit(m.name, deps);
+    for (const routes of await m.routes()) await app.register(routes, kit);
   }
   for (const routes of [infoRoutes, accountRoutes, analyticsRoutes, dashboardRoutes]) await app.register(routes, deps);
   return app;

@@ -1,8 +1,9 @@
 /**
- * What route plugins get from the app factory.
+ * What the gateway's own route plugins (routes/) get from the app factory, and the
+ * request's dispatch context. Capability modules' routes get a RouteKit instead
+ * (./capability-kit.ts, services/route-kit/types.ts).
  */
 import type { FastifyRequest } from 'fastify';
-import type { Admission } from './admission.ts';
 import type { GatewaySettings } from './options.ts';
 import type { GatewayState } from './state.ts';
 import type { EventCodec } from '../events/codec.ts';
@@ -43,14 +44,6 @@ declare module 'fastify' {
     apiKey?: KeyIdentity;
     /** the request's dispatch context (routes with `config.admission`; services/gateway/delivery.ts) */
     dispatchContext?: DispatchContext;
-    /** what the route's admission `check` returned (services/gateway/admission.ts) */
-    admitted?: unknown;
-  }
-  interface FastifyContextConfig {
-    /** route needs `Authorization: Bearer <key>` */
-    auth?: boolean;
-    /** a model route: what admission checks before the handler (services/gateway/admission.ts) */
-    admission?: Admission;
   }
 }
 

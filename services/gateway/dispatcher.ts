@@ -191,24 +191,3 @@ export class Dispatcher {
 
 /** The error of a request whose client went away (never sent: nobody reads it). */
 const cancelled = () => new ServiceError('CANCELLED', 'the client closed the connection before the answer');
-
-/**
- * The output of a single item, or its failure as an error.
- * @throws ServiceError with the failure's status
- */
-export function outputOf<O>(r: ItemResult<O>): O {
-  if (r.failure) throw new ServiceError(codeOf(r.failure), r.failure.error);
-  return r.output as O;
-}
-
-/**
- * Outputs of a batch whose route has no per-item failure entries: the first failure
- * fails the request.
- * @throws ServiceError with the first failure's status
- */
-export function outputsOf<O>(rs: Array<ItemResult<O>>): O[] {
-  return rs.map((r, i) => {
-    if (r.failure) throw new ServiceError(codeOf(r.failure), `item ${i}: ${r.failure.error}`);
-    return r.output as O;
-  });
-}

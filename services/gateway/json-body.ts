@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { invalid } from '../lib/errors.ts';
-import { MAX_JSON_DEPTH } from './limits.ts';
+import { MAX_JSON_DEPTH } from '../route-kit/limits.ts';
 
 /**
  * Nesting depth of a parsed JSON value (a scalar is 0, `{}` or `[]` is 1), found without

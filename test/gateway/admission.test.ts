@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
-import { BODY_LIMITS } from '../../services/gateway/limits.ts';
+import { BODY_LIMITS } from '../../services/route-kit/limits.ts';
 import { AUTH, KEY_B, post, startService } from '../helpers/service.ts';
 
 let svc: Embedded;

@@ -6,7 +6,7 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
-import { BODY_LIMITS } from '../../services/gateway/limits.ts';
+import { BODY_LIMITS } from '../../services/route-kit/limits.ts';
 import { AUTH, KEY, servicesClosedAfterEach, slowWorker, startService, until } from '../helpers/service.ts';
 
 const service = servicesClosedAfterEach();

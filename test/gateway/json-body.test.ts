@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
 import { checkDepth, jsonDepth } from '../../services/gateway/json-body.ts';
-import { MAX_JSON_DEPTH } from '../../services/gateway/limits.ts';
+import { MAX_JSON_DEPTH } from '../../services/route-kit/limits.ts';
 import { AUTH, startService } from '../helpers/service.ts';
 
 let svc: Embedded;

@@ -2,15 +2,13 @@
  * POST /v1/decide, /v1/decide/batch and the alias POST /v1/systemone (spec:
  * "Decision request"). Billing: one decision per answered question.
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import capability from './index.ts';
 import type { DecideOutput, DecideRequest } from '../../events/contract.ts';
 import { ServiceError, codeOf } from '../../lib/errors.ts';
-import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
-import { outputOf } from '../../gateway/dispatcher.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
-import { checkContextLength, checkStateNotBlank, itemValidator } from '../../gateway/validation.ts';
-import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
+import {
+  BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, checkContextLength, checkStateNotBlank, itemValidator, outputOf, type CapabilityRoutes,
+} from '../../route-kit/index.ts';
 
 const QUESTION = {
   type: 'object',
@@ -105,18 +103,18 @@ interface CasePlan {
 }
 
 /** Route plugin. */
-export const decideRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+export const decideRoutes: CapabilityRoutes = async (app, kit) => {
   const single = async (req: FastifyRequest) => {
     const body = req.body as DecideBody;
     const model = body.model ?? capability.defaultModel;
-    const [r] = await deps.dispatcher.dispatch<DecideOutput>('decide', model, [
+    const [r] = await kit.dispatch<DecideOutput>(req, model, [
       { model, state: JSON.stringify(body.state), questions: JSON.stringify(body.questions) },
-    ], contextOf(req));
+    ]);
     const out = outputOf(r!);
     return { model, answers: JSON.parse(out.answers) as unknown, usage: { decisions: out.decisions } };
   };
   const schema = { tags: ['decide'], security: SECURITY, body: DECIDE_BODY, response: ERRORS };
-  const route = modelRoute({ capability: 'decide', model: modelOf, items: () => 1, units: questionCount, check: (b: DecideBody) => checkCase(b) }, BODY_LIMITS.decide);
+  const route = kit.modelRoute({ model: modelOf, items: () => 1, units: questionCount, check: (b: DecideBody) => checkCase(b) }, BODY_LIMITS.decide);
   app.post('/v1/decide', { ...route, schema: { ...schema, summary: 'Typed decisions with calibrated probabilities' } }, single);
   app.post('/v1/systemone', { ...route, schema: { ...schema, summary: 'Alias of POST /v1/decide' } }, single);
 
@@ -137,8 +135,8 @@ export const decideRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => 
     });
     return plan;
   };
-  const batchRoute = modelRoute({
-    capability: 'decide', model: modelOf, check: checkCases, items: (_b: unknown, plan: CasePlan) => plan.valid.length,
+  const batchRoute = kit.modelRoute({
+    model: modelOf, check: checkCases, items: (_b: unknown, plan: CasePlan) => plan.valid.length,
     units: (b: { cases: unknown[] }) => b.cases.reduce<number>((n, c) => n + questionCount(c), 0),
   }, BODY_LIMITS.decideBatch);
   app.post('/v1/decide/batch', { ...batchRoute, schema: { tags: ['decide'], security: SECURITY, body: BATCH_BODY, response: ERRORS, summary: 'Up to 32 decision cases' } }, async (req) => {
@@ -146,7 +144,7 @@ export const decideRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => 
     const { results, valid } = req.admitted as CasePlan;
     let decisions = 0;
     if (valid.length > 0) {
-      const rs = await deps.dispatcher.dispatch<DecideOutput>('decide', model, valid.map((v) => v.input), contextOf(req));
+      const rs = await kit.dispatch<DecideOutput>(req, model, valid.map((v) => v.input));
       rs.forEach((r, k) => {
         const v = valid[k]!;
         if (r.failure) results[v.index] = { id: v.id, error: r.failure.error, status: r.failure.status, code: codeOf(r.failure) };

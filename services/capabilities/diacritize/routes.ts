@@ -4,16 +4,11 @@
  * Fields that apply to one model family only (hints, aligned: diacnet; min_confidence:
  * diactag) are accepted and ignored by the other models (docs/api-choices.md).
  */
-import type { FastifyPluginAsync } from 'fastify';
 import capability from './index.ts';
 import type { DiacritizeOutput } from '../../events/contract.ts';
 import { codeOf, invalid } from '../../lib/errors.ts';
 import { DIACRITIZE_LANGUAGES } from './languages.ts';
-import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
-import { outputOf } from '../../gateway/dispatcher.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
-import { codePointLength } from '../../gateway/validation.ts';
-import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
+import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, codePointLength, outputOf, type CapabilityRoutes } from '../../route-kit/index.ts';
 
 const LANGUAGE = { type: 'string', enum: Object.keys(DIACRITIZE_LANGUAGES) } as const;
 const HINTS = {
@@ -54,25 +49,25 @@ export function checkPerText(list: unknown[] | undefined, texts: number, field: 
 const units = (texts: string[]) => Math.max(1, Math.ceil(texts.reduce((n, t) => n + codePointLength(t), 0) / 1000));
 
 /** Route plugin. */
-export const diacritizeRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+export const diacritizeRoutes: CapabilityRoutes = async (app, kit) => {
   const event = (text: string, language: string, hints: Record<string, string> | null | undefined, o: Options) => ({
     text, model: o.model, language: DIACRITIZE_LANGUAGES[language]!, caseEndings: o.case_endings, hints: hints ?? null, aligned: o.aligned, minConfidence: o.min_confidence,
   });
 
   const model = (b: Options) => b.model;
   app.post('/v1/diacritize', {
-    ...modelRoute({ capability: 'diacritize', model, items: () => 1, units: (b: { text: string }) => units([b.text]) }, BODY_LIMITS.diacritize), schema: { tags: ['diacritize'], summary: 'Restore diacritics', security: SECURITY, body: DIACRITIZE_BODY, response: ERRORS },
+    ...kit.modelRoute({ model, items: () => 1, units: (b: { text: string }) => units([b.text]) }, BODY_LIMITS.diacritize), schema: { tags: ['diacritize'], summary: 'Restore diacritics', security: SECURITY, body: DIACRITIZE_BODY, response: ERRORS },
   }, async (req) => {
     const b = req.body as Options & { text: string; language: string; hints?: Record<string, string> };
-    const [r] = await deps.dispatcher.dispatch<DiacritizeOutput>('diacritize', b.model, [event(b.text, b.language, b.hints, b)], contextOf(req));
+    const [r] = await kit.dispatch<DiacritizeOutput>(req, b.model, [event(b.text, b.language, b.hints, b)]);
     const out = outputOf(r!);
     const chars = codePointLength(b.text);
     return { text: out.text, model: b.model, language: out.language, usage: { characters: chars, billable_units: Math.ceil(chars / 1000) }, ...(out.warnings?.length ? { warnings: out.warnings } : {}) };
   });
 
   app.post('/v1/diacritize/batch', {
-    ...modelRoute({
-      capability: 'diacritize', model, items: (b: { texts: string[] }) => b.texts.length, units: (b: { texts: string[] }) => units(b.texts),
+    ...kit.modelRoute({
+      model, items: (b: { texts: string[] }) => b.texts.length, units: (b: { texts: string[] }) => units(b.texts),
       check: (b: { texts: string[]; language: unknown; hints?: unknown[] }) => {
         checkPerText(Array.isArray(b.language) ? b.language : undefined, b.texts.length, 'language');
         checkPerText(b.hints, b.texts.length, 'hints');
@@ -81,8 +76,8 @@ export const diacritizeRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
   }, async (req) => {
     const b = req.body as Options & { texts: string[]; language: string | string[]; hints?: Array<Record<string, string> | null> };
     const languages = Array.isArray(b.language) ? b.language : undefined;
-    const rs = await deps.dispatcher.dispatch<DiacritizeOutput>('diacritize', b.model,
-      b.texts.map((t, i) => event(t, languages ? languages[i]! : (b.language as string), b.hints?.[i], b)), contextOf(req));
+    const rs = await kit.dispatch<DiacritizeOutput>(req, b.model,
+      b.texts.map((t, i) => event(t, languages ? languages[i]! : (b.language as string), b.hints?.[i], b)));
     // each text succeeds or fails on its own (spec): a failed one is null in `texts` and
     // has an entry in `errors`; only restored texts are billed
     const errors: Array<{ index: number; error: string; status: number; code: string }> = [];

@@ -10,7 +10,7 @@
  * than {@link MAX_IMAGE_SIDE} pixels is scaled down.
  */
 import sharp from 'sharp';
-import { FIELD_LIMITS, MAX_IMAGE_PIXELS } from '../../gateway/limits.ts';
+import { FIELD_LIMITS, MAX_IMAGE_PIXELS } from '../../route-kit/limits.ts';
 
 /** Longest side of an image sent to the extraction model, pixels ("large photos are scaled down automatically"). */
 export const MAX_IMAGE_SIDE = 2048;

@@ -2,16 +2,11 @@
  * POST /v1/extract and /v1/extract/batch (spec: "Extraction request"). Billing: one
  * document per extracted document.
  */
-import type { FastifyPluginAsync } from 'fastify';
 import capability from './index.ts';
 import type { ExtractOutput, ExtractRequest } from '../../events/contract.ts';
 import { ServiceError, codeOf } from '../../lib/errors.ts';
-import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
-import { outputOf } from '../../gateway/dispatcher.ts';
 import { closeImageThreads, configureImageThreads, decodeImage } from './images.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
-import { itemValidator, parseTemplate } from '../../gateway/validation.ts';
-import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
+import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, itemValidator, outputOf, parseTemplate, type CapabilityRoutes } from '../../route-kit/index.ts';
 
 const DOC_FIELDS = {
   template: { type: ['object', 'string'], description: 'shape of the answer; up to 8,000 characters' },
@@ -81,32 +76,32 @@ function checkDocuments(b: { documents: Array<Doc & { id?: unknown }> }): Docume
 const modelOf = (b: { model?: string }) => b.model ?? capability.defaultModel;
 
 /** Route plugin. */
-export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+export const extractRoutes: CapabilityRoutes = async (app, kit) => {
   // the gateway's image threads: sized by its `imageThreads` setting, stopped with the app
-  configureImageThreads(deps.settings.imageThreads);
+  configureImageThreads(kit.imageThreads);
   app.addHook('onClose', async () => { await closeImageThreads(); });
 
   app.post('/v1/extract', {
-    ...modelRoute({ capability: 'extract', model: modelOf, items: () => 1, check: (b: Doc) => parseTemplate(b.template) }, BODY_LIMITS.extract),
+    ...kit.modelRoute({ model: modelOf, items: () => 1, check: (b: Doc) => parseTemplate(b.template) }, BODY_LIMITS.extract),
     schema: { tags: ['extract'], summary: 'A document turned into JSON following a template', security: SECURITY, body: EXTRACT_BODY, response: ERRORS },
   }, async (req) => {
     const body = req.body as Doc & { model?: string };
     const model = body.model ?? capability.defaultModel;
-    const event = await toEvent(body, req.admitted as Record<string, unknown>, model, '', contextOf(req).end?.signal);
-    const [r] = await deps.dispatcher.dispatch<ExtractOutput>('extract', model, [event], contextOf(req));
+    const event = await toEvent(body, req.admitted as Record<string, unknown>, model, '', kit.signal(req));
+    const [r] = await kit.dispatch<ExtractOutput>(req, model, [event]);
     const out = outputOf(r!);
     return { model, data: JSON.parse(out.data) as unknown, confidence: JSON.parse(out.confidence) as unknown, usage: { documents: 1 } };
   });
 
   app.post('/v1/extract/batch', {
-    ...modelRoute({ capability: 'extract', model: modelOf, check: checkDocuments, items: (_b: unknown, plan: DocumentPlan) => plan.valid.length }, BODY_LIMITS.extractBatch),
+    ...kit.modelRoute({ model: modelOf, check: checkDocuments, items: (_b: unknown, plan: DocumentPlan) => plan.valid.length }, BODY_LIMITS.extractBatch),
     schema: { tags: ['extract'], summary: 'Up to 16 documents', security: SECURITY, body: BATCH_BODY, response: ERRORS },
   }, async (req) => {
     const model = modelOf(req.body as { model?: string });
     const plan = req.admitted as DocumentPlan;
     const { results } = plan;
     const valid: Array<{ index: number; id: unknown; event: ExtractRequest }> = [];
-    const signal = req.dispatchContext?.end?.signal;
+    const signal = kit.signal(req);
     // the images of the valid documents decode in parallel in the image threads
     await Promise.all(plan.valid.map(async (v) => {
       try {
@@ -120,7 +115,7 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
     valid.sort((a, b) => a.index - b.index);
     let documents = 0;
     if (valid.length > 0) {
-      const rs = await deps.dispatcher.dispatch<ExtractOutput>('extract', model, valid.map((v) => v.event), contextOf(req));
+      const rs = await kit.dispatch<ExtractOutput>(req, model, valid.map((v) => v.event));
       rs.forEach((r, k) => {
         const v = valid[k]!;
         if (r.failure) results[v.index] = { id: v.id, data: null, confidence: null, error: r.failure.error, status: r.failure.status, code: codeOf(r.failure) };

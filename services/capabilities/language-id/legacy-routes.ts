@@ -5,13 +5,9 @@
  *   lid-neural-608 / lid-lite-608; `variant` questions → traffic, passages → coverage.
  * Their request and response fields are written down in docs/api-choices.md.
  */
-import type { FastifyPluginAsync } from 'fastify';
 import type { LanguageIdOutput } from '../../events/contract.ts';
 import { QG_LANGUAGES, findQgLanguage } from '../../languages.ts';
-import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
-import { outputOf, outputsOf } from '../../gateway/dispatcher.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
-import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
+import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, outputOf, outputsOf, type CapabilityRoutes } from '../../route-kit/index.ts';
 
 /** Legacy model names and the models that serve them. */
 export const LEGACY_LID_MODELS: Readonly<Record<string, string>> = { 'lid-neural-25': 'lid-neural-608', 'lid-lite-25': 'lid-lite-608' };
@@ -32,27 +28,27 @@ function legacyAnswer(a: LanguageIdOutput): Record<string, unknown> {
 }
 
 /** Route plugin. */
-export const legacyLidRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+export const legacyLidRoutes: CapabilityRoutes = async (app, kit) => {
   const lid = (texts: string[], b: { model: string; variant: string }) =>
     texts.map((text) => ({ text, model: LEGACY_LID_MODELS[b.model]!, mode: LEGACY_VARIANTS[b.variant]!, topK: 1, candidates: CANDIDATES }));
 
   const model = (b: { model: string }) => LEGACY_LID_MODELS[b.model]!;
   app.post('/v1/detect-language', {
-    ...modelRoute({ capability: 'language-id', model, items: () => 1 }, BODY_LIMITS.languageId), schema: { tags: ['legacy'], summary: 'Legacy: best of the 25 older languages; use /v1/language-id', security: SECURITY,
+    ...kit.modelRoute({ model, items: () => 1 }, BODY_LIMITS.languageId), schema: { tags: ['legacy'], summary: 'Legacy: best of the 25 older languages; use /v1/language-id', security: SECURITY,
       body: { type: 'object', required: ['text'], properties: { text: TEXT, ...OPTIONS } }, response: ERRORS },
   }, async (req) => {
     const b = req.body as { text: string; model: string; variant: string };
-    const [r] = await deps.dispatcher.dispatch<LanguageIdOutput>('language-id', LEGACY_LID_MODELS[b.model]!, lid([b.text], b), contextOf(req));
+    const [r] = await kit.dispatch<LanguageIdOutput>(req, LEGACY_LID_MODELS[b.model]!, lid([b.text], b));
     // added to the answer's object, not spread into a new one (see routes.ts `singleAnswer`)
     return Object.assign(legacyAnswer(outputOf(r!)), { model: b.model, variant: b.variant });
   });
 
   app.post('/v1/detect-language/batch', {
-    ...modelRoute({ capability: 'language-id', model, items: (b: { texts: string[] }) => b.texts.length }, BODY_LIMITS.languageIdBatch), schema: { tags: ['legacy'], summary: 'Legacy: batch of up to 256 texts', security: SECURITY,
+    ...kit.modelRoute({ model, items: (b: { texts: string[] }) => b.texts.length }, BODY_LIMITS.languageIdBatch), schema: { tags: ['legacy'], summary: 'Legacy: batch of up to 256 texts', security: SECURITY,
       body: { type: 'object', required: ['texts'], properties: { texts: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.lidBatch, items: TEXT }, ...OPTIONS } }, response: ERRORS },
   }, async (req) => {
     const b = req.body as { texts: string[]; model: string; variant: string };
-    const rs = await deps.dispatcher.dispatch<LanguageIdOutput>('language-id', LEGACY_LID_MODELS[b.model]!, lid(b.texts, b), contextOf(req));
+    const rs = await kit.dispatch<LanguageIdOutput>(req, LEGACY_LID_MODELS[b.model]!, lid(b.texts, b));
     return { results: outputsOf(rs).map(legacyAnswer), model: b.model, variant: b.variant };
   });
 };

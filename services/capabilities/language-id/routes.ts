@@ -2,13 +2,9 @@
  * POST /v1/language-id and /v1/language-id/batch (spec: "Language identification
  * request"; billing: one text per text) and GET /v1/lid/models (no key needed).
  */
-import type { FastifyPluginAsync } from 'fastify';
 import capability from './index.ts';
 import type { LanguageIdOutput } from '../../events/contract.ts';
-import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
-import { outputOf, outputsOf } from '../../gateway/dispatcher.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
-import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
+import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, outputOf, outputsOf, type CapabilityRoutes } from '../../route-kit/index.ts';
 import { LEGACY_LID_MODELS } from './legacy-routes.ts';
 
 const OPTIONS = {
@@ -70,32 +66,32 @@ interface Options { model: string; mode: 'traffic' | 'coverage'; top_k: number; 
 const batchJson = (body: unknown): string => JSON.stringify(body);
 
 /** Route plugin. */
-export const languageIdRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+export const languageIdRoutes: CapabilityRoutes = async (app, kit) => {
   const model = (b: Options) => b.model;
   app.post('/v1/language-id', {
-    ...modelRoute({ capability: 'language-id', model, items: () => 1 }, BODY_LIMITS.languageId),
+    ...kit.modelRoute({ model, items: () => 1 }, BODY_LIMITS.languageId),
     schema: {
       tags: ['language-id'], summary: 'Language of a text', security: SECURITY, body: LID_BODY,
       response: { 200: { type: 'object', properties: { ...ANSWER.properties, model: { type: 'string' }, mode: { type: 'string' }, usage: USAGE } }, ...ERRORS },
     },
   }, async (req) => {
     const b = req.body as Options & { text: string };
-    const [r] = await deps.dispatcher.dispatch<LanguageIdOutput>('language-id', b.model, [
+    const [r] = await kit.dispatch<LanguageIdOutput>(req, b.model, [
       { text: b.text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null },
-    ], contextOf(req));
+    ]);
     return singleAnswer(outputOf(r!), b.model, b.mode);
   });
 
   app.post('/v1/language-id/batch', {
-    ...modelRoute({ capability: 'language-id', model, items: (b: { texts: string[] }) => b.texts.length }, BODY_LIMITS.languageIdBatch),
+    ...kit.modelRoute({ model, items: (b: { texts: string[] }) => b.texts.length }, BODY_LIMITS.languageIdBatch),
     schema: {
       tags: ['language-id'], summary: 'Languages of up to 256 texts', security: SECURITY, body: BATCH_BODY,
       response: { 200: BATCH_ANSWER, ...ERRORS },
     },
   }, async (req, reply) => {
     const b = req.body as Options & { texts: string[] };
-    const rs = await deps.dispatcher.dispatch<LanguageIdOutput>('language-id', b.model,
-      b.texts.map((text) => ({ text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null })), contextOf(req));
+    const rs = await kit.dispatch<LanguageIdOutput>(req, b.model,
+      b.texts.map((text) => ({ text, model: b.model, mode: b.mode, topK: b.top_k, candidates: null })));
     const body = { results: outputsOf(rs).map(answerBody), model: b.model, mode: b.mode, usage: { texts: b.texts.length } };
     // only the answer: an error thrown above keeps the error schema's serializer (a custom
     // serializer leaves the content type to the route)
@@ -106,8 +102,8 @@ export const languageIdRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps)
   app.get('/v1/lid/models', { schema: { tags: ['info'], summary: 'Language identification models' } }, async () => ({
     models: capability.models.map(({ name }) => ({
       name,
-      status: deps.liveWorkers.canServe('language-id', name) ? 'available' : 'coming soon',
-      languages: deps.liveWorkers.languages('language-id', name),
+      status: kit.models.canServe(name) ? 'available' : 'coming soon',
+      languages: kit.models.languages(name),
       default: capability.defaultModel === name,
     })),
     legacy: Object.entries(LEGACY_LID_MODELS).map(([name, servesWith]) => ({ name, serves_with: servesWith, languages: 25 })),

@@ -3,27 +3,24 @@
  * POST /v1/generate-questions (+ /batch): request as /v1/questions/generate, response
  * without the usage block. Fields: docs/api-choices.md.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { RouteDeps } from '../../gateway/deps.ts';
-import { BODY_LIMITS } from '../../gateway/limits.ts';
-import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
+import { BODY_LIMITS, ERRORS, SECURITY, type CapabilityRoutes } from '../../route-kit/index.ts';
 import { QUESTIONS_BATCH_BODY, QUESTIONS_BODY, generate, questionsAdmission } from './routes.ts';
 
 /** Route plugin. */
-export const legacyQuestionsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+export const legacyQuestionsRoutes: CapabilityRoutes = async (app, kit) => {
   app.post('/v1/generate-questions', {
-    ...modelRoute(questionsAdmission(() => 1), BODY_LIMITS.questions), schema: { tags: ['legacy'], summary: 'Legacy: use /v1/questions/generate', security: SECURITY, body: QUESTIONS_BODY, response: ERRORS },
+    ...kit.modelRoute(questionsAdmission(() => 1), BODY_LIMITS.questions), schema: { tags: ['legacy'], summary: 'Legacy: use /v1/questions/generate', security: SECURITY, body: QUESTIONS_BODY, response: ERRORS },
   }, async (req) => {
     const b = req.body as { passage: string; n: number; language: string; model: string };
-    const { outs, language, model } = await generate(deps, req, [b.passage], b);
+    const { outs, language, model } = await generate(kit, req, [b.passage], b);
     return { questions: outs[0]!.questions, language, model, warnings: outs[0]!.warnings };
   });
 
   app.post('/v1/generate-questions/batch', {
-    ...modelRoute(questionsAdmission((b) => b.passages.length), BODY_LIMITS.questionsBatch), schema: { tags: ['legacy'], summary: 'Legacy: use /v1/questions/generate/batch', security: SECURITY, body: QUESTIONS_BATCH_BODY, response: ERRORS },
+    ...kit.modelRoute(questionsAdmission((b) => b.passages.length), BODY_LIMITS.questionsBatch), schema: { tags: ['legacy'], summary: 'Legacy: use /v1/questions/generate/batch', security: SECURITY, body: QUESTIONS_BATCH_BODY, response: ERRORS },
   }, async (req) => {
     const b = req.body as { passages: string[]; n: number; language: string; model: string };
-    const { outs, language, model } = await generate(deps, req, b.passages, b);
+    const { outs, language, model } = await generate(kit, req, b.passages, b);
     return { results: outs.map((o) => o.questions), language, model };
   });
 };

@@ -4,16 +4,12 @@
  * per passage. In a batch, `n` and `language` apply to every passage (the spec leaves
  * this open; docs/api-choices.md).
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import capability, { QG_VENDOR } from './index.ts';
 import type { QuestionsOutput } from '../../events/contract.ts';
 import { invalid } from '../../lib/errors.ts';
 import { QG_LANGUAGES, findQgLanguage } from '../../languages.ts';
-import { contextOf, type RouteDeps } from '../../gateway/deps.ts';
-import { outputOf, outputsOf } from '../../gateway/dispatcher.ts';
-import type { Admission } from '../../gateway/admission.ts';
-import { BODY_LIMITS, FIELD_LIMITS } from '../../gateway/limits.ts';
-import { ERRORS, SECURITY, modelRoute } from '../../gateway/routes/common.ts';
+import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, outputOf, outputsOf, type Admission, type CapabilityRoutes, type RouteKit } from '../../route-kit/index.ts';
 
 const PASSAGE = { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.passage } as const;
 const OPTIONS = {
@@ -41,33 +37,33 @@ export function resolveLanguage(value: string): string {
 
 /** Admission of a question-generation route (shared with the legacy routes); `items` counts its passages. */
 export function questionsAdmission(items: (b: { passages: string[] }) => number): Admission {
-  return { capability: 'questions', model: (b: Options) => b.model, items, check: (b: Options) => resolveLanguage(b.language) };
+  return { model: (b: Options) => b.model, items, check: (b: Options) => resolveLanguage(b.language) };
 }
 
 /** Runs question generation for passages; shared with the legacy routes. */
-export async function generate(deps: RouteDeps, req: FastifyRequest, passages: string[], o: Options): Promise<{ outs: QuestionsOutput[]; language: string; model: string }> {
+export async function generate(kit: RouteKit, req: FastifyRequest, passages: string[], o: Options): Promise<{ outs: QuestionsOutput[]; language: string; model: string }> {
   const language = resolveLanguage(o.language);
-  const rs = await deps.dispatcher.dispatch<QuestionsOutput>('questions', o.model,
-    passages.map((passage) => ({ passage, model: o.model, n: o.n, language })), contextOf(req));
+  const rs = await kit.dispatch<QuestionsOutput>(req, o.model,
+    passages.map((passage) => ({ passage, model: o.model, n: o.n, language })));
   const outs = rs.length === 1 ? [outputOf(rs[0]!)] : outputsOf(rs);
   return { outs, language, model: `${QG_VENDOR}/${o.model}` };
 }
 
 /** Route plugin. */
-export const questionsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+export const questionsRoutes: CapabilityRoutes = async (app, kit) => {
   app.post('/v1/questions/generate', {
-    ...modelRoute(questionsAdmission(() => 1), BODY_LIMITS.questions), schema: { tags: ['questions'], summary: 'Search-style questions from a passage', security: SECURITY, body: QUESTIONS_BODY, response: ERRORS },
+    ...kit.modelRoute(questionsAdmission(() => 1), BODY_LIMITS.questions), schema: { tags: ['questions'], summary: 'Search-style questions from a passage', security: SECURITY, body: QUESTIONS_BODY, response: ERRORS },
   }, async (req) => {
     const b = req.body as Options & { passage: string };
-    const { outs, language, model } = await generate(deps, req, [b.passage], b);
+    const { outs, language, model } = await generate(kit, req, [b.passage], b);
     return { questions: outs[0]!.questions, language, model, warnings: outs[0]!.warnings, usage: { generations: 1 } };
   });
 
   app.post('/v1/questions/generate/batch', {
-    ...modelRoute(questionsAdmission((b) => b.passages.length), BODY_LIMITS.questionsBatch), schema: { tags: ['questions'], summary: 'Questions for up to 64 passages in one language', security: SECURITY, body: QUESTIONS_BATCH_BODY, response: ERRORS },
+    ...kit.modelRoute(questionsAdmission((b) => b.passages.length), BODY_LIMITS.questionsBatch), schema: { tags: ['questions'], summary: 'Questions for up to 64 passages in one language', security: SECURITY, body: QUESTIONS_BATCH_BODY, response: ERRORS },
   }, async (req) => {
     const b = req.body as Options & { passages: string[] };
-    const { outs, language, model } = await generate(deps, req, b.passages, b);
+    const { outs, language, model } = await generate(kit, req, b.passages, b);
     return { results: outs.map((o) => o.questions), language, model, warnings: [...new Set(outs.flatMap((o) => o.warnings))], usage: { generations: outs.length } };
   });
 };

@@ -5,8 +5,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { CAPABILITIES, capabilityOfSymbol, modelsOf, type Capability } from '../../capabilities/index.ts';
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { RouteDeps } from '../deps.ts';
-import { BODY_LIMITS } from '../limits.ts';
-import { AUTHED, ERRORS, SECURITY } from './common.ts';
+import { BODY_LIMITS } from '../../route-kit/limits.ts';
+import { AUTHED, ERRORS, SECURITY } from '../../route-kit/schemas.ts';
 
 /**
  * Services warmed when the body names none: question generation and language

@@ -19,7 +19,7 @@ import { aggregate, defaultStep, DIMENSIONS, MAX_POINTS, MAX_RANGE_MS, STEPS, ty
 import { consumerLags } from '../../lib/consumer-lag.ts';
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { RouteDeps } from '../deps.ts';
-import { AUTHED, ERRORS, SECURITY } from './common.ts';
+import { AUTHED, ERRORS, SECURITY } from '../../route-kit/schemas.ts';
 
 const TIME = { type: 'string', pattern: '^(\\d{1,15}|\\d{4}-\\d{2}-\\d{2}T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))$', maxLength: 40 } as const;
 const FILTER = { type: 'string', maxLength: 256 } as const;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fieldEce, fitFieldTemperature, type FieldOutcome } from '../../../services/capabilities/extract/calibration.ts';
-import { parseTemplate } from '../../../services/gateway/validation.ts';
+import { parseTemplate } from '../../../services/route-kit/validation.ts';
 import { extractionSet } from '../../../scripts/extract-set.ts';
 import { prf, scoreFields } from '../../../scripts/extract-eval.ts';
 import { rng } from '../../../scripts/rng.ts';

@@ -1,8 +1,8 @@
 /**
- * Shared pieces of route schemas (OpenAPI components) and route options.
+ * Shared pieces of route schemas (OpenAPI components) and route options, for the
+ * capability modules' routes and the gateway's own.
  */
-import { ERROR_STATUS } from '../../lib/errors.ts';
-import type { Admission } from '../admission.ts';
+import { ERROR_STATUS } from '../lib/errors.ts';
 
 /** Error body of every non-2xx response (services/lib/errors.ts). */
 export const ERROR_BODY = {
@@ -27,11 +27,3 @@ export const SECURITY = [{ bearer: [] }];
 export const AUTHED = {
   config: { auth: true },
 } as const;
-
-/**
- * Route options of a model route: a key, the route's body limit (services/gateway/limits.ts)
- * and what admission checks before the handler.
- */
-export function modelRoute(admission: Admission, bodyLimit: number): { config: { auth: true; admission: Admission }; bodyLimit: number } {
-  return { config: { auth: true, admission }, bodyLimit };
-}
