@@ -8,6 +8,7 @@ import type { Embedded } from '../../services/embedded.ts';
 import { repositoryWith } from '../helpers/repository.ts';
 import { post, startService } from '../helpers/service.ts';
 import { imagesDecoded } from '../../services/capabilities/extract/images.ts';
+import { NOT_IMAGES } from '../capabilities/extract/helpers.ts';
 
 let svc: Embedded;
 // the language-ID models only: every other model answers 503 (not installed)
@@ -121,12 +122,31 @@ describe('POST /v1/extract', () => {
   it('limits text to 60,000 characters', async () => {
     await expect400('/v1/extract', { template: { a: 'string' }, text: 'x'.repeat(60_001) }, /text must NOT have more than 60000 characters/);
   });
-  it('answers 503 for a model that is not installed before it decodes any image (regression: PNG bombs were decoded first)', async () => {
-    // the image rules themselves are tested in test/gateway/image.test.ts, where they run
+  it('refuses an image that can never be one with 400, though the model is not installed (issue 32)', async () => {
     const before = imagesDecoded();
-    const r = await post(svc, '/v1/extract', { template: { a: 'string' }, image: '!!!not base64' });
+    for (const { what, image, error } of NOT_IMAGES) {
+      const r = await post(svc, '/v1/extract', { template: { a: 'string' }, image });
+      expect(r.status, what).toBe(400);
+      expect(r.body, what).toMatchObject({ status: 400, code: 'INVALID_REQUEST', error: expect.stringMatching(error) });
+    }
+    // in a batch each such document fails alone, and with no valid document left no model is needed
+    const batch = await post(svc, '/v1/extract/batch', { documents: NOT_IMAGES.map(({ image }, i) => ({ id: i, template: { a: 'string' }, image })) });
+    expect(batch.status).toBe(200);
+    batch.body.results.forEach((r: Record<string, unknown>, i: number) => {
+      expect(r).toMatchObject({ id: i, data: null, confidence: null, status: 400, code: 'INVALID_REQUEST' });
+      expect(r.error).toMatch(new RegExp(NOT_IMAGES[i]!.error.source.replace('^image', `^documents\\[${i}\\]\\.image`)));
+    });
+    expect(batch.body.usage).toEqual({ documents: 0 });
+    expect(imagesDecoded()).toBe(before);
+  });
+  it('answers 503 for a model that is not installed before it decodes any image (regression: PNG bombs were decoded first)', async () => {
+    // a PNG signature and a header declaring 100,000 × 100,000 pixels: it passes the cheap
+    // rules, and only the image threads (after admission) would read the header
+    const bomb = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR'), Buffer.from([0, 1, 0x86, 0xa0, 0, 1, 0x86, 0xa0, 8, 2, 0, 0, 0])]).toString('base64');
+    const before = imagesDecoded();
+    const r = await post(svc, '/v1/extract', { template: { a: 'string' }, image: bomb });
     expect(r).toEqual({ status: 503, body: { error: 'model mist-extract-1.0 is not installed', status: 503, code: 'MODEL_NOT_INSTALLED' } });
-    const batch = await post(svc, '/v1/extract/batch', { documents: Array.from({ length: 16 }, (_, i) => ({ id: i, template: { a: 'string' }, image: Buffer.alloc(1000, 7).toString('base64') })) });
+    const batch = await post(svc, '/v1/extract/batch', { documents: Array.from({ length: 16 }, (_, i) => ({ id: i, template: { a: 'string' }, image: `data:image/png;base64,${bomb}` })) });
     expect(batch).toEqual({ status: 503, body: { error: 'model mist-extract-1.0 is not installed', status: 503, code: 'MODEL_NOT_INSTALLED' } });
     expect(imagesDecoded()).toBe(before);
   });

@@ -4,13 +4,15 @@
  * text, decoding it and resizing with sharp take tens of milliseconds to seconds.
  *
  * Rules, each refused with a message naming the field: base64 or a base64 data URL
- * (links are not fetched), at most {@link FIELD_LIMITS.imageBytes} bytes decoded, a JPEG
+ * (links are not fetched; ./image-text.ts, whose cheap rules the gateway has already
+ * checked at admission), at most {@link FIELD_LIMITS.imageBytes} bytes decoded, a JPEG
  * or PNG by its header, at most {@link MAX_IMAGE_PIXELS} pixels as the header declares
  * them (checked before any pixel is decoded), and an image that decodes. A side longer
  * than {@link MAX_IMAGE_SIDE} pixels is scaled down.
  */
 import sharp from 'sharp';
 import { FIELD_LIMITS, MAX_IMAGE_PIXELS } from '../../route-kit/limits.ts';
+import { imagePayload } from './image-text.ts';
 
 /** Longest side of an image sent to the extraction model, pixels ("large photos are scaled down automatically"). */
 export const MAX_IMAGE_SIDE = 2048;
@@ -23,13 +25,9 @@ export type ImageOutcome = { ok: true; bytes: Uint8Array } | { ok: false; error:
 /** See the module comment. Never throws: a refusal is an outcome. */
 export async function decodeImageTask({ image, field }: ImageTask): Promise<ImageOutcome> {
   const refuse = (error: string): ImageOutcome => ({ ok: false, error });
-  let b64 = image.trim();
-  if (/^https?:\/\//i.test(b64)) return refuse(`${field} must be base64 or a data URL; image links are not fetched`);
-  const m = /^data:([^;,]{0,100})?(;base64)?,/i.exec(b64);
-  if (m) {
-    if (!m[2]) return refuse(`${field} data URL must be base64-encoded`);
-    b64 = b64.slice(m[0].length);
-  }
+  const payload = imagePayload(image, field);
+  if (!payload.ok) return refuse(payload.error);
+  const b64 = payload.base64;
   if (!/^[A-Za-z0-9+/_\-\s]*={0,2}\s*$/.test(b64)) return refuse(`${field} is not valid base64`);
   const bytes = Buffer.from(b64, 'base64');
   if (bytes.length === 0) return refuse(`${field} is empty`);

@@ -4,8 +4,9 @@
  */
 import capability from './index.ts';
 import type { ExtractOutput, ExtractRequest } from '../../events/contract.ts';
-import { ServiceError, codeOf } from '../../lib/errors.ts';
+import { ServiceError, codeOf, invalid } from '../../lib/errors.ts';
 import { closeImageThreads, configureImageThreads, decodeImage } from './images.ts';
+import { imageTextError } from './image-text.ts';
 import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, itemValidator, outputOf, parseTemplate, type CapabilityRoutes } from '../../route-kit/index.ts';
 
 const DOC_FIELDS = {
@@ -50,6 +51,22 @@ async function toEvent(doc: Doc, template: Record<string, unknown>, model: strin
   return { model, template: JSON.stringify(template), text: doc.text ?? null, image, instructions: doc.instructions ?? null };
 }
 
+/**
+ * Rules of a document beyond its schema, before admission looks for the model: its
+ * template, and the cheap rules of its image (./image-text.ts; the image threads decode
+ * it only after admission).
+ * @returns the template as an object
+ * @throws ServiceError INVALID_REQUEST naming the field
+ */
+function checkDocumentRules(doc: Doc, prefix: string): Record<string, unknown> {
+  const template = parseTemplate(doc.template, `${prefix}template`);
+  if (doc.image !== undefined) {
+    const error = imageTextError(doc.image, `${prefix}image`);
+    if (error) throw invalid(error);
+  }
+  return template;
+}
+
 /** The documents of a batch after their schema and template rules: failure entries by position, and the valid ones. */
 interface DocumentPlan {
   results: Array<Record<string, unknown> | undefined>;
@@ -64,7 +81,7 @@ function checkDocuments(b: { documents: Array<Doc & { id?: unknown }> }): Docume
   b.documents.forEach((doc, index) => {
     try {
       checkDocument(doc, `documents[${index}]`);
-      plan.valid.push({ index, id: doc.id, doc, template: parseTemplate(doc.template, `documents[${index}].template`) });
+      plan.valid.push({ index, id: doc.id, doc, template: checkDocumentRules(doc, `documents[${index}].`) });
     } catch (err) {
       if (!(err instanceof ServiceError) || err.status !== 400) throw err;
       plan.results[index] = failed(doc?.id, err.message);
@@ -82,7 +99,7 @@ export const extractRoutes: CapabilityRoutes = async (app, kit) => {
   app.addHook('onClose', async () => { await closeImageThreads(); });
 
   app.post('/v1/extract', {
-    ...kit.modelRoute({ model: modelOf, items: () => 1, check: (b: Doc) => parseTemplate(b.template) }, BODY_LIMITS.extract),
+    ...kit.modelRoute({ model: modelOf, items: () => 1, check: (b: Doc) => checkDocumentRules(b, '') }, BODY_LIMITS.extract),
     schema: { tags: ['extract'], summary: 'A document turned into JSON following a template', security: SECURITY, body: EXTRACT_BODY, response: ERRORS },
   }, async (req) => {
     const body = req.body as Doc & { model?: string };

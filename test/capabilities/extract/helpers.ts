@@ -15,6 +15,19 @@ export async function textImage(lines: string[], width = 1000): Promise<Buffer> 
 }
 
 
+/**
+ * Image fields that can never be an image, each with the 400 message it gets at admission
+ * (services/capabilities/extract/image-text.ts), whatever models are installed.
+ */
+export const NOT_IMAGES: ReadonlyArray<{ what: string; image: string; error: RegExp }> = [
+  { what: 'an image link', image: 'https://example.com/a.png', error: /^image must be base64 or a data URL; image links are not fetched$/ },
+  { what: 'a data URL that is not base64', image: 'data:image/png,abc', error: /^image data URL must be base64-encoded$/ },
+  { what: 'text that is not base64', image: '!!!not base64', error: /^image is not valid base64$/ },
+  { what: 'base64 of a GIF', image: Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1').toString('base64'), error: /^image must be a JPEG or PNG; its first bytes are neither signature$/ },
+  { what: 'base64 of text', image: Buffer.alloc(1000, 7).toString('base64'), error: /^image must be a JPEG or PNG; its first bytes are neither signature$/ },
+  { what: 'an empty data URL', image: 'data:image/png;base64,', error: /^image is empty$/ },
+];
+
 /** Asserts `data` follows `template` and `confidence` has the data's shape with numbers in [0, 1]. */
 export function expectShape(template: unknown, data: unknown, confidence: unknown, path = 'data'): void {
   const isConf = (c: unknown) => typeof c === 'number' && c >= 0 && c <= 1;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../../services/embedded.ts';
 import { AUTH, post, startService, until } from '../../helpers/service.ts';
 import { repositoryWith, useTinyWeights } from '../../helpers/llm.ts';
-import { expectShape, textImage } from './helpers.ts';
+import { NOT_IMAGES, expectShape, textImage } from './helpers.ts';
 
 useTinyWeights();
 // short strings and lists: the tiny random models write each string and list to its limit
@@ -70,5 +70,21 @@ describe('POST /v1/extract on a llama.cpp model', () => {
       // 2 + 1 + 1 (rows are per model): the failed documents are not billed
       return rows.filter((row) => row.capability === 'extract' && row.unit === 'documents').reduce((n, row) => n + row.quantity, 0) === 4;
     }, 10_000, 'the 4 extracted documents in the ledger');
+  }, 60_000);
+
+  it('refuses an image that can never be one with 400, as it does without the weights (issue 32)', async () => {
+    for (const { what, image, error } of NOT_IMAGES) {
+      const r = await post(svc, '/v1/extract', { template: { total: 'number' }, image, model: 'mist-extract-flash-1.0' });
+      expect(r.status, what).toBe(400);
+      expect(r.body, what).toMatchObject({ status: 400, code: 'INVALID_REQUEST', error: expect.stringMatching(error) });
+    }
+    const r = await post(svc, '/v1/extract/batch', {
+      model: 'mist-extract-flash-1.0',
+      documents: [{ id: 'link', template: { total: 'number' }, image: NOT_IMAGES[0]!.image }, { id: 'text', template: { total: 'number' }, text: TEXT }],
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.results[0]).toEqual({ id: 'link', data: null, confidence: null, status: 400, code: 'INVALID_REQUEST', error: 'documents[0].image must be base64 or a data URL; image links are not fetched' });
+    expectShape({ total: 'number' }, r.body.results[1].data, r.body.results[1].confidence);
+    expect(r.body.usage).toEqual({ documents: 1 });
   }, 60_000);
 });
