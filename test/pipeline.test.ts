@@ -27,10 +27,11 @@ async function tap(transport: Transport, topic: string): Promise<ConsumedMessage
 describe('pipeline', () => {
   it('answers every request when a worker dies mid-batch: its partitions move and uncommitted items are delivered again', async () => {
     const svc = await service({ TOPIC_PARTITIONS: 8 });
-    // a second language-ID worker that holds its items for 3 s before running them
+    // a second language-ID worker that holds its items for 10 minutes before running them:
+    // it dies (abort) while it holds them, however slow the machine
     const slow = new CapabilityWorker({
       capability: 'language-id', transport: svc.transport, codec: svc.codec, settings: { heartbeatMs: 200, partitions: 8 },
-      logger: pino({ level: 'silent' }), batchPolicy: { maxQueueDelayMs: 3000, maxBatchSize: 10_000 },
+      logger: pino({ level: 'silent' }), batchPolicy: { maxQueueDelayMs: 600_000, maxBatchSize: 10_000 },
     });
     await slow.start();
     const requests = Array.from({ length: 48 }, (_, i) => post(svc, '/v1/language-id', { text: TEXTS[i % 4], model: 'lid-lite-608' }));
@@ -76,7 +77,7 @@ describe('pipeline', () => {
     const value = await svc.codec.encode('language-id/requests', { items: inputs });
     const stored = await tap(svc.transport, topics.usage);
     const send = async () => {
-      const answered = svc.gateway.correlator.expectItems('job7:100', inputs.length, Date.now() + 20_000);
+      const answered = svc.gateway.correlator.expectItems('job7:100', inputs.length, Date.now() + 600_000);
       await svc.transport.producer().send(topics.requests('language-id'), [{ key: 'job7:100', value, headers: {
         [H.correlationId]: 'job7:100', [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.requestId]: 'job7', [H.itemIndex]: '100',
         [H.keyId]: 'bulk:job7', [H.capability]: 'language-id', [H.items]: String(inputs.length),
@@ -182,10 +183,10 @@ describe('pipeline', () => {
   it('answers a request event that does not decode with a 400 result and parks it in the dead-letter topic', async () => {
     const svc = await service();
     const topics = topicsFor('lmstream');
-    const wait = svc.gateway.correlator.expect('poison:0', Date.now() + 5000);
+    const wait = svc.gateway.correlator.expect('poison:0', Date.now() + 600_000);
     await svc.transport.producer().send(topics.requests('language-id'), [{
       key: 'poison:0', value: Buffer.from('not avro at all'),
-      headers: { [H.correlationId]: 'poison:0', [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.capability]: 'language-id', [H.deadline]: String(Date.now() + 5000) },
+      headers: { [H.correlationId]: 'poison:0', [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.capability]: 'language-id', [H.deadline]: String(Date.now() + 600_000) },
     }]);
     const result = await wait;
     expect(result.failure).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
@@ -199,11 +200,11 @@ describe('pipeline', () => {
   it('answers every item of a several-item request event that does not hold what its header says with a 400, parks it, and runs a good one item by item (issue 17)', async () => {
     const svc = await service();
     const topics = topicsFor('lmstream');
-    const headers = (id: string, items: string) => ({ [H.correlationId]: id, [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.deadline]: String(Date.now() + 5000), [H.items]: items });
+    const headers = (id: string, items: string) => ({ [H.correlationId]: id, [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.deadline]: String(Date.now() + 600_000), [H.items]: items });
     const item = (text: string) => ({ text, model: 'lid-lite-608', mode: 'traffic' as const, topK: 1, candidates: null });
     const two = await svc.codec.encode('language-id/requests', { items: [item('Good morning, how are you today?'), item('Guten Morgen, wie geht es dir heute?')] });
-    const bad = svc.gateway.correlator.expectItems('liar:0', 3, Date.now() + 5000);
-    const good = svc.gateway.correlator.expectItems('good:0', 2, Date.now() + 5000);
+    const bad = svc.gateway.correlator.expectItems('liar:0', 3, Date.now() + 600_000);
+    const good = svc.gateway.correlator.expectItems('good:0', 2, Date.now() + 600_000);
     await svc.transport.producer().send(topics.requests('language-id'), [
       { key: null, value: two, headers: headers('liar:0', '3') },
       { key: null, value: two, headers: headers('good:0', '2') },
@@ -246,7 +247,7 @@ function crashyModel(): { repo: string; remove(): void } {
 function sender(svc: Awaited<ReturnType<typeof service>>) {
   const item = (text: string) => ({ text, model: 'crashy', mode: 'coverage' as const, topK: 1, candidates: null, echoText: true });
   return async (events: Array<[string, string[]]>) => {
-    const answered = events.map(([id, texts]) => svc.gateway.correlator.expectItems(`${id}:0`, texts.length, Date.now() + 20_000));
+    const answered = events.map(([id, texts]) => svc.gateway.correlator.expectItems(`${id}:0`, texts.length, Date.now() + 600_000));
     await svc.transport.producer().send(topicsFor('lmstream').requests('language-id'), await Promise.all(events.map(async ([id, texts]) => ({
       key: null, value: await svc.codec.encode('language-id/requests', { items: texts.map(item) }), headers: {
         [H.correlationId]: `${id}:0`, [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.capability]: 'language-id', [H.items]: String(texts.length),

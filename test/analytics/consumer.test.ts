@@ -19,7 +19,7 @@ import type { Embedded } from '../../services/embedded.ts';
 import { post, startService, until } from '../helpers/service.ts';
 
 let svc: Embedded;
-beforeAll(async () => { svc = await startService({ RATE_LIMIT_MAX: 1_000_000, OUTCOME_EVENTS: 'true' }, { capabilities: ['language-id'] }); }, 60_000);
+beforeAll(async () => { svc = await startService({ RATE_LIMIT_MAX: 1_000_000, OUTCOME_EVENTS: 'true' }, { capabilities: ['language-id'] }); });
 afterAll(async () => { await svc?.close(); });
 
 describe('analytics consumer', () => {
@@ -47,7 +47,9 @@ describe('analytics consumer group commits', () => {
     const transport = new MemoryTransport();
     const codec = new AvroCodec();
     const store = await AnalyticsStore.open(join(mkdtempSync(join(tmpdir(), 'analytics-gc-')), 'a.db'));
-    const consumer = new AnalyticsConsumer(transport, codec, store, 'gc', pino({ level: 'silent' }), 4, RETENTION, 1500);
+    // a write interval far longer than writing the messages takes on any machine: the
+    // test must not depend on the machine's speed (a 1.5 s interval failed on a busy one)
+    const consumer = new AnalyticsConsumer(transport, codec, store, 'gc', pino({ level: 'silent' }), 4, RETENTION, 5000);
     await consumer.start();
     const producer = transport.producer();
     let n = 0;
@@ -55,11 +57,14 @@ describe('analytics consumer group commits', () => {
       requestId: `req-${n++}`, itemIndex: 0, keyId: 'k', source: 'gateway', capability: 'language-id', model: 'lid-lite-608', status: 200, code: null,
       items: 1, billable: 1, queueMs: 1, inferenceMs: 2, totalMs: 5, label: n % 2 ? 'swh_Latn' : 'fra_Latn', confidenceBucket: 9, timestampMs: Date.now(),
     }))));
-    // 40 messages of 10 events, 10 to each of the 4 partitions: the first batch is written at
-    // once (the consumer was idle), the rest wait for the interval and go in together
-    for (let i = 0; i < 40; i++) await producer.send(topicsFor('gc').outcomes, [{ key: null, partition: i % 4, value: await message() }]);
+    // 40 messages of 10 events, 10 to each of the 4 partitions, encoded first and written in
+    // one send: the first batch is written at once (the consumer was idle), the rest wait
+    // for the interval and go in together
+    const messages = [];
+    for (let i = 0; i < 40; i++) messages.push({ key: null, partition: i % 4, value: await message() });
+    await producer.send(topicsFor('gc').outcomes, messages);
     const events = async () => (await store.buckets(Date.now() - 3_600_000, Date.now() + 60_000)).reduce((s, b) => s + b.events, 0);
-    await until(async () => (await events()) === 400, 10_000, 'the 400 events in the store');
+    await until(async () => (await events()) === 400, 60_000, 'the 400 events in the store');
     // one transaction per partition's batch would be at least 4
     expect(consumer.transactions).toBeGreaterThanOrEqual(2);
     expect(consumer.transactions).toBeLessThanOrEqual(3);

@@ -139,7 +139,7 @@ describe.each(stores)('AnalyticsStore on %s', (_name, target) => {
     expect(bucket!.events).toBe(4 * 15 * 3);
     expect(bucket!.latency.count).toBe(4 * 15 * 3);
     await a.close(); await b.close();
-  }, 60_000);
+  });
 
   it('rolls old minutes up into hours with the same totals, and deletes hours past their retention', async () => {
     const s = await AnalyticsStore.open(target());

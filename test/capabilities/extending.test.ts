@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/processes.ts';
+import { UNTIL_MIN_MS, until } from '../helpers/service.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DOC = readFileSync(join(ROOT, 'docs', 'extending.md'), 'utf8');
@@ -30,7 +31,7 @@ function edit(dir: string, file: string, from: string | RegExp, to: string): voi
 }
 
 function run(dir: string, args: string[]): void {
-  const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', timeout: 500_000 });
   if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
 }
 
@@ -70,7 +71,7 @@ describe('docs/extending.md: adding a capability', () => {
     });
     let out = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`service did not start:\n${out.slice(-3000)}`)), 60_000);
+      const timer = setTimeout(() => reject(new Error(`service did not start:\n${out.slice(-3000)}`)), 300_000);
       const seen = (d: Buffer) => { out += String(d); if (/"msg":"started"/.test(out)) { clearTimeout(timer); resolve(); } };
       child.stdout!.on('data', seen);
       child.stderr!.on('data', seen);
@@ -83,7 +84,12 @@ describe('docs/extending.md: adding a capability', () => {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
       if (child.exitCode === null) child.kill('SIGKILL');
     };
-  }, 240_000);
+    // the route answers once a worker's heartbeat has announced the model
+    await until(async () => {
+      const { models } = (await (await call('GET', '/v1/models')).json()) as { models: Array<{ name: string; status: string }> };
+      return models.some((m) => m.name === 'echo-1' && m.status === 'available');
+    }, UNTIL_MIN_MS, 'echo-1 available');
+  });
 
   afterAll(async () => {
     await stop();
@@ -112,11 +118,10 @@ describe('docs/extending.md: adding a capability', () => {
     expect(models.find((m) => m.name === 'echo-1')).toMatchObject({ capability: 'echo', endpoint: '/v1/echo', status: 'available', billing_unit: 'texts', default: true });
     expect((await call('POST', '/v1/warmup', { services: ['echo'] })).status).toBe(202);
     let rows: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < 100; i++) {
+    await until(async () => {
       rows = ((await (await call('GET', '/v1/usage')).json()) as { usage: Array<Record<string, unknown>> }).usage;
-      if (rows.some((r) => r.capability === 'echo')) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return rows.some((r) => r.capability === 'echo');
+    }, UNTIL_MIN_MS, 'the echo usage in the ledger');
     expect(rows.find((r) => r.capability === 'echo')).toMatchObject({ model: 'echo-1', unit: 'texts', quantity: 1, requests: 1 });
   });
 });

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const SINK = fileURLToPath(new URL('../../connectors/corpus-sink.ts', import.meta.url));
 /** Runs the sink; the broker and registry addresses lead nowhere. */
 const sink = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', SINK, ...args], {
-  encoding: 'utf8', timeout: 60_000, env: { ...process.env, SCHEMA_REGISTRY_URL: 'http://127.0.0.1:9', KAFKA_BROKERS: '127.0.0.1:9' },
+  encoding: 'utf8', timeout: 300_000, env: { ...process.env, SCHEMA_REGISTRY_URL: 'http://127.0.0.1:9', KAFKA_BROKERS: '127.0.0.1:9' },
 });
 
 describe('corpus sink', () => {

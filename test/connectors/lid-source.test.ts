@@ -15,7 +15,7 @@ const file = join(dir, 'in.txt');
 writeFileSync(file, 'one line\n');
 /** Runs the source; the broker address leads nowhere, so a run that got past its checks would fail differently. */
 const source = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', SOURCE, '--file', file, ...args], {
-  encoding: 'utf8', timeout: 60_000, env: { ...process.env, SCHEMA_REGISTRY_URL: 'http://127.0.0.1:9', KAFKA_BROKERS: '127.0.0.1:9' },
+  encoding: 'utf8', timeout: 300_000, env: { ...process.env, SCHEMA_REGISTRY_URL: 'http://127.0.0.1:9', KAFKA_BROKERS: '127.0.0.1:9' },
 });
 
 describe('bulk source', () => {

@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
 import { BODY_LIMITS } from '../../services/route-kit/limits.ts';
-import { AUTH, KEY, servicesClosedAfterEach, slowWorker, startService, until } from '../helpers/service.ts';
+import { AUTH, KEY, UNTIL_MIN_MS, servicesClosedAfterEach, slowWorker, startService, until } from '../helpers/service.ts';
 
 const service = servicesClosedAfterEach();
 
@@ -64,17 +64,17 @@ describe('body limits per route', () => {
 
 describe('bytes of bodies held at once', () => {
   it('answers 503 with Retry-After to a large body while others hold the budget, and admits it once they are gone (regression: 12 bodies of 225 MB took 4.3 GB)', async () => {
-    const { port } = await listening({ MAX_INFLIGHT_BODY_BYTES: 1_048_576 });
+    const { svc, port } = await listening({ MAX_INFLIGHT_BODY_BYTES: 1_048_576 });
     // a body of 900,000 bytes declared and not yet sent holds its bytes
     const held = rawRequest(port, '/v1/language-id/batch', 900_000, '{"texts":[');
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => svc.gateway.app.gatewayState.bodies.inFlight === 900_000, UNTIL_MIN_MS, 'the held body\'s bytes reserved');
     const refused = await rawRequest(port, '/v1/language-id/batch', 300_000).response;
     expect(refused.status).toBe(503);
     expect(refused.text).toMatch(/retry-after: 1/i);
     expect(refused.text).toContain('too many large request bodies in flight');
     held.socket.destroy();
     await held.response;
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => svc.gateway.app.gatewayState.bodies.inFlight === 0, UNTIL_MIN_MS, 'the held body\'s bytes given back');
     const body = JSON.stringify({ texts: ['hello there'], model: 'lid-lite-608' });
     const admitted = await rawRequest(port, '/v1/language-id/batch', Buffer.byteLength(body), body).response;
     expect([200, 503]).toContain(admitted.status);
@@ -89,17 +89,20 @@ describe('time to receive a request', () => {
     const r = await response;
     expect(r.status).toBe(408);
     expect(r.text).toContain('"status":408');
-    expect(r.ms).toBeLessThan(10_000);
+    // closed by the timeout, not left open (the regression stayed open 100+ s); the bound
+    // is generous for a busy machine
+    expect(r.ms).toBeLessThan(60_000);
   });
 
   it('does not cut off a request whose body arrived and whose answer takes longer than BODY_TIMEOUT_MS', async () => {
-    const { svc, port } = await listening({ BODY_TIMEOUT_MS: 500 }, { capabilities: [] });
-    const slow = await slowWorker(svc, 1500);
+    // the body arrives at once, well within 2 s on any machine; the answer takes 5 s (slow worker)
+    const { svc, port } = await listening({ BODY_TIMEOUT_MS: 2000 }, { capabilities: [] });
+    const slow = await slowWorker(svc, 5000);
     try {
       const body = JSON.stringify({ text: 'Good morning to all of you', model: 'lid-lite-608' });
       const r = await rawRequest(port, '/v1/language-id', Buffer.byteLength(body), body).response;
       expect(r.status).toBe(200);
-      expect(r.ms).toBeGreaterThan(1000);
+      expect(r.ms).toBeGreaterThan(2000);
     } finally { await slow.stop(); }
   });
 });

@@ -10,6 +10,7 @@ import { H } from '../../services/events/topics.ts';
 import { Correlator } from '../../services/gateway/correlator.ts';
 import { ServiceError } from '../../services/lib/errors.ts';
 import { MemoryTransport } from '../../services/transport/memory.ts';
+import { UNTIL_MIN_MS, until } from '../helpers/service.ts';
 
 const codec = new AvroCodec();
 const started: Correlator[] = [];
@@ -28,8 +29,8 @@ const answer = { language: 'eng', script: 'Latn', label: 'eng_Latn', languageNam
 describe('Correlator', () => {
   it('resolves the waiting item with its reply, output or failure', async () => {
     const { c, reply } = await correlator();
-    const a = c.expect('r:0', Date.now() + 5000);
-    const b = c.expect('r:1', Date.now() + 5000);
+    const a = c.expect('r:0', Date.now() + 600_000);
+    const b = c.expect('r:1', Date.now() + 600_000);
     expect(c.size).toBe(2);
     await reply('r:1', await codec.encode('language-id/result', failed('QUEUE_FULL', 'queue full')));
     await reply('r:0', await codec.encode('language-id/result', { output: answer, failure: null }));
@@ -43,16 +44,15 @@ describe('Correlator', () => {
     await expect(c.expect('slow:0', Date.now() + 50)).rejects.toMatchObject({ code: 'DEADLINE_EXCEEDED', status: 504 });
     const late = c.late;
     await reply('slow:0', await codec.encode('language-id/result', { output: answer, failure: null }));
-    await new Promise((r) => setTimeout(r, 50));
-    expect(c.late).toBe(late + 1);
+    await until(() => c.late === late + 1, UNTIL_MIN_MS, 'the late reply counted');
   });
 
   it('answers a reply that does not decode with an INTERNAL failure, and fails everything on failAll', async () => {
     const { c, reply } = await correlator();
-    const bad = c.expect('bad:0', Date.now() + 5000);
+    const bad = c.expect('bad:0', Date.now() + 600_000);
     await reply('bad:0', Buffer.from('not avro'));
     expect((await bad).failure).toMatchObject({ status: 500, code: 'INTERNAL' });
-    const waiting = [c.expect('x:0', Date.now() + 5000), c.expect('x:1', Date.now() + 5000)];
+    const waiting = [c.expect('x:0', Date.now() + 600_000), c.expect('x:1', Date.now() + 600_000)];
     c.failAll(new ServiceError('SHUTTING_DOWN', 'bye'));
     for (const w of waiting) await expect(w).rejects.toMatchObject({ code: 'SHUTTING_DOWN' });
   });

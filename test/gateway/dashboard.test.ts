@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
 import { DASHBOARD_CSP } from '../../services/gateway/routes/dashboard.ts';
 import { topicsFor } from '../../services/events/topics.ts';
-import { KEY, KEY_B, post, startService, until } from '../helpers/service.ts';
+import { KEY, KEY_B, UNTIL_MIN_MS, post, startService, until } from '../helpers/service.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -49,12 +49,14 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
     await svc.gateway.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(svc.gateway.app.server.address() as { port: number }).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  }, 120_000);
+  });
   afterAll(async () => { await browser?.close(); await svc?.close(); });
 
   /** Opens the dashboard in a fresh context (fresh sessionStorage) with a key; collects console errors. */
   async function open(key: string, width = 1100): Promise<{ page: Page; errors: string[] }> {
     const context = await browser.newContext({ viewport: { width, height: 1400 } });
+    // waits for what the page shows, with a bound far above what it takes on a busy machine
+    context.setDefaultTimeout(UNTIL_MIN_MS);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -84,7 +86,7 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
     expect(await page.isVisible('#bulk-none')).toBe(true);
     expect(await page.isVisible('#pipeline-note')).toBe(true);
     expect(errors).toEqual([]);
-  }, 60_000);
+  });
 
   it('shows an admin key each bulk ingestion\'s language mix, confidence and no-language share, the consumer lag and the live workers', async () => {
     const { page, errors } = await open(ADMIN);
@@ -112,7 +114,7 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
     mkdirSync(OUT, { recursive: true });
     await page.screenshot({ path: join(OUT, 'dashboard.png'), fullPage: true });
     expect(errors).toEqual([]);
-  }, 60_000);
+  });
 
   it('shows a second key only its own traffic, and works on a phone-sized screen', async () => {
     const { page, errors } = await open(KEY_B, 390);
@@ -123,10 +125,11 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(OUT, 'dashboard-phone.png'), fullPage: true });
     expect(errors).toEqual([]);
-  }, 60_000);
+  });
 
   it('says so when the key is wrong', async () => {
     const context = await browser.newContext();
+    context.setDefaultTimeout(UNTIL_MIN_MS);
     const page = await context.newPage();
     await page.goto(`${base}/dashboard`);
     await page.fill('#key', 'not-a-key');
@@ -134,5 +137,5 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
     await page.waitForFunction(() => (document.getElementById('status')?.textContent ?? '').length > 0);
     expect(await page.textContent('#status')).toMatch(/key/i);
     expect(await page.isHidden('#main')).toBe(true);
-  }, 60_000);
+  });
 });

@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { cancelledItems, expiredItems } from '../../services/lib/metrics.ts';
-import { AUTH, post, servicesClosedAfterEach, slowWorker, until } from '../helpers/service.ts';
+import { AUTH, UNTIL_MIN_MS, post, servicesClosedAfterEach, slowWorker, until } from '../helpers/service.ts';
 
 const service = servicesClosedAfterEach();
 
@@ -39,20 +39,24 @@ describe('billing at delivery', () => {
 
   it('does not bill a client that went away, and the worker skips its items (regression: disconnected clients were billed for nothing)', async () => {
     const svc = await service({}, { capabilities: [] });
-    const slow = await slowWorker(svc, 800);
+    // the items wait 5 s in the worker's queue: far longer than the client's leaving takes
+    // to reach the worker as a cancel event, on any machine
+    const slow = await slowWorker(svc, 5000);
     try {
       await svc.gateway.app.listen({ port: 0, host: '127.0.0.1' });
       const port = (svc.gateway.app.server.address() as { port: number }).port;
       const cancelled = await metric(cancelledItems);
       const body = JSON.stringify({ texts: Array.from({ length: 8 }, (_, i) => `text ${i} of a client that leaves`), model: 'lid-lite-608' });
-      // the client sends its request and closes the connection 100 ms later
-      await new Promise<void>((resolve) => {
+      // the client sends its request and closes the connection once its items wait in the
+      // worker (not after a fixed time: on a busy machine they had not reached it yet)
+      await new Promise<void>((resolve, reject) => {
         const req = request({ port, host: '127.0.0.1', path: '/v1/language-id/batch', method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' } });
         req.on('error', () => resolve());
         req.end(body);
-        setTimeout(() => { req.destroy(); resolve(); }, 100);
+        until(() => slow.queued === 8, UNTIL_MIN_MS, 'the 8 items queued in the slow worker')
+          .then(() => { req.destroy(); resolve(); }, reject);
       });
-      await until(async () => (await metric(cancelledItems)) >= cancelled + 8, 5000, 'items skipped by the worker');
+      await until(async () => (await metric(cancelledItems)) >= cancelled + 8, UNTIL_MIN_MS, 'items skipped by the worker');
       expect(svc.gateway.correlator.size).toBe(0);
       // an answer a client receives afterwards is billed as usual
       const ok = await post(svc, '/v1/language-id', { text: 'a client that stays', model: 'lid-lite-608' });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseInflightItems, DEFAULT_INFLIGHT_ITEMS } from '../../services/gateway/load-shedding.ts';
-import { AUTH, post, servicesClosedAfterEach, slowWorker } from '../helpers/service.ts';
+import { AUTH, UNTIL_MIN_MS, post, servicesClosedAfterEach, slowWorker, until } from '../helpers/service.ts';
 
 const service = servicesClosedAfterEach();
 
@@ -20,11 +20,14 @@ describe('MAX_INFLIGHT_ITEMS', () => {
 describe('in-flight items per capability', () => {
   it('answers 503 with Retry-After beyond the limit instead of queueing, and admits again when items finish (regression: it queued everything)', async () => {
     const svc = await service({ MAX_INFLIGHT_ITEMS: 'language-id=10' }, { capabilities: [] });
-    const slow = await slowWorker(svc, 700);
+    // the slow worker holds each item 5 s: far longer than the checks below take on any
+    // machine; each step waits for the state it needs, not for a fixed time
+    const slow = await slowWorker(svc, 5000);
+    const inFlight = () => svc.gateway.app.gatewayState.inflight.inFlight('language-id');
     try {
       // 8 texts in flight, held by the slow worker
       const held = post(svc, '/v1/language-id/batch', { texts: Array.from({ length: 8 }, (_, i) => `text ${i} held`), model: 'lid-lite-608' });
-      await new Promise((r) => setTimeout(r, 100));
+      await until(() => inFlight() === 8, UNTIL_MIN_MS, '8 items in flight');
       expect((await svc.gateway.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
       const refused = await svc.gateway.app.inject({ method: 'POST', url: '/v1/language-id/batch', headers: AUTH, payload: { texts: ['one', 'two', 'three'], model: 'lid-lite-608' } });
       expect(refused.statusCode).toBe(503);
@@ -32,13 +35,13 @@ describe('in-flight items per capability', () => {
       expect(refused.json().error).toBe('language-id is overloaded on this gateway (8 items in flight, at most 10); retry shortly');
       // 2 more fit; at 9 of 10 (90 %) readiness goes false, liveness stays
       const fits = post(svc, '/v1/language-id', { text: 'one more fits', model: 'lid-lite-608' });
-      await new Promise((r) => setTimeout(r, 50));
+      await until(() => inFlight() === 9, UNTIL_MIN_MS, '9 items in flight');
       const ready = await svc.gateway.app.inject({ method: 'GET', url: '/ready' });
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toMatchObject({ ready: false, overloaded: ['language-id'], inflight_items: { 'language-id': 9 } });
       // full: refused before its body is read (a body that does not even parse gets 503, not 400)
       const last = post(svc, '/v1/language-id', { text: 'the tenth', model: 'lid-lite-608' });
-      await new Promise((r) => setTimeout(r, 50));
+      await until(() => inFlight() === 10, UNTIL_MIN_MS, '10 items in flight');
       const early = await svc.gateway.app.inject({ method: 'POST', url: '/v1/language-id', headers: { ...AUTH, 'content-type': 'application/json' }, payload: '{"not json' });
       expect(early.statusCode).toBe(503);
       expect(early.json().error).toMatch(/10 items in flight, at most 10/);
@@ -56,18 +59,18 @@ describe('in-flight items per capability', () => {
 
   it('gives back the items of a client that went away', async () => {
     const svc = await service({ MAX_INFLIGHT_ITEMS: 'language-id=4' }, { capabilities: [] });
-    const slow = await slowWorker(svc, 2000);
+    const slow = await slowWorker(svc, 5000);
+    const inFlight = () => svc.gateway.app.gatewayState.inflight.inFlight('language-id');
     try {
       await svc.gateway.app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(svc.gateway.app.server.address() as { port: number }).port}`;
       const abort = new AbortController();
       const gone = fetch(`${base}/v1/language-id/batch`, { method: 'POST', signal: abort.signal, headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ texts: ['a', 'b', 'c', 'd'], model: 'lid-lite-608' }) }).catch(() => null);
-      await new Promise((r) => setTimeout(r, 150));
-      expect(svc.gateway.app.gatewayState.inflight.inFlight('language-id')).toBe(4);
+      await until(() => inFlight() === 4, UNTIL_MIN_MS, '4 items in flight');
       abort.abort();
       await gone;
-      await new Promise((r) => setTimeout(r, 100));
-      expect(svc.gateway.app.gatewayState.inflight.inFlight('language-id')).toBe(0);
+      // given back when the gateway sees the connection close, long before the worker's 5 s
+      await until(() => inFlight() === 0, UNTIL_MIN_MS, 'the items given back');
     } finally { await slow.stop(); }
   });
 });

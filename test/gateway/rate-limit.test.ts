@@ -9,7 +9,8 @@ import { AUTH, KEY_B, post, startService, until } from '../helpers/service.ts';
 
 let svc: Embedded;
 beforeAll(async () => {
-  svc = await startService({ RATE_LIMIT_MAX: 300, RATE_LIMIT_ANON_MAX: 5, RATE_LIMIT_WINDOW_MS: 60_000 });
+  // a window far longer than the test takes on a busy machine: no budget is renewed mid-test
+  svc = await startService({ RATE_LIMIT_MAX: 300, RATE_LIMIT_ANON_MAX: 5, RATE_LIMIT_WINDOW_MS: 600_000 });
   await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat');
 });
 afterAll(async () => { await svc.close(); });
@@ -25,9 +26,9 @@ describe('per-key budget over all routes, in billable units', () => {
     // 44 units left: a batch of 64 on another route is refused, and its 63 units are not taken
     const refused = await svc.gateway.app.inject({ method: 'POST', url: '/v1/detect-language/batch', headers: AUTH, payload: { texts: texts(64) } });
     expect(refused.statusCode).toBe(429);
-    expect(refused.json()).toMatchObject({ status: 429, error: expect.stringMatching(/300 billable units per 60 s over all routes/) });
+    expect(refused.json()).toMatchObject({ status: 429, error: expect.stringMatching(/300 billable units per 600 s over all routes/) });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(600);
     // single requests still fit until the budget is spent, on any route
     let last = 0;
     for (let i = 0; i < 50 && last !== 429; i++) {

@@ -4,7 +4,7 @@
  * instead of being held open.
  */
 import { describe, expect, it } from 'vitest';
-import { AUTH, servicesClosedAfterEach, slowWorker } from '../helpers/service.ts';
+import { AUTH, UNTIL_MIN_MS, servicesClosedAfterEach, slowWorker, until } from '../helpers/service.ts';
 
 const service = servicesClosedAfterEach();
 
@@ -17,10 +17,10 @@ describe('gateway shutdown', () => {
       const base = `http://127.0.0.1:${(svc.gateway.app.server.address() as { port: number }).port}`;
       const ask = () => fetch(`${base}/v1/language-id`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'held by the slow worker', model: 'lid-lite-608' }) });
       const held = ask();
-      await new Promise((r) => setTimeout(r, 200));
+      // held: its item waits in the slow worker (5 s), far longer than the 500 ms drain
+      await until(() => slow.queued === 1, UNTIL_MIN_MS, 'the request held by the slow worker');
       const closing = svc.gateway.close(500);
-      await new Promise((r) => setTimeout(r, 50));
-      expect(svc.gateway.app.gatewayState.draining).toBe(true);
+      await until(() => svc.gateway.app.gatewayState.draining, UNTIL_MIN_MS, 'draining');
       const answer = await held;
       expect(answer.status).toBe(503);
       expect(answer.headers.get('retry-after')).toBe('1');

@@ -26,7 +26,7 @@ export async function freePort(): Promise<number> {
  * Starts `services/main.ts` with the given services and environment.
  * @throws Error when it exits or does not log "started" within `timeoutMs`
  */
-export async function startProcess(name: string, services: string[], env: Record<string, string>, timeoutMs = 60_000, nodeArgs: string[] = []): Promise<ServiceProcess> {
+export async function startProcess(name: string, services: string[], env: Record<string, string>, timeoutMs = 300_000, nodeArgs: string[] = []): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, '--import', 'tsx', MAIN, ...services.flatMap((s) => ['--service', s])], {
     env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -16,10 +16,21 @@ export const KEY = 'test-key-0123456789';
 /** Authorization header for {@link KEY}. */
 export const AUTH = { authorization: `Bearer ${KEY}` };
 
-/** Starts a service; `overrides` win over the environment. */
+/**
+ * Request deadline of a test service unless the test sets its own, ms: far from what any
+ * request of the tests takes on a machine many times slower than a developer's (a model's
+ * first request loads it: 12–15 s for a diacnet model on an idle 2-core machine, and a
+ * request that waited past the default 30 s failed a test on a busy one). A test of
+ * deadline behaviour sets `REQUEST_TIMEOUT_MS` itself and makes the work slow on purpose.
+ */
+export const TEST_REQUEST_TIMEOUT_MS = 600_000;
+
+/** Starts a service; `overrides` win over the environment (and over {@link TEST_REQUEST_TIMEOUT_MS}). */
 export async function startService(overrides: Partial<Record<keyof Config, string | number>> = {}, opts: EmbeddedOptions = {}): Promise<Embedded> {
   const dir = mkdtempSync(join(tmpdir(), 'lmstream-test-'));
-  const config = loadConfig({ DATA_DIR: dir, API_KEYS: `${KEY},${KEY_B}`, LOG_LEVEL: 'silent', WORKER_HEARTBEAT_MS: 200, ...overrides });
+  const config = loadConfig({
+    DATA_DIR: dir, API_KEYS: `${KEY},${KEY_B}`, LOG_LEVEL: 'silent', WORKER_HEARTBEAT_MS: 200, REQUEST_TIMEOUT_MS: TEST_REQUEST_TIMEOUT_MS, ...overrides,
+  });
   return startEmbedded(config, { logger: pino({ level: config.LOG_LEVEL }), ...opts });
 }
 
@@ -29,9 +40,21 @@ export async function post(svc: Embedded, url: string, payload: unknown, headers
   return { status: res.statusCode, body: res.json() as Record<string, any> };
 }
 
-/** Waits until `check` is true or `ms` pass. @throws Error on time-out */
-export async function until(check: () => boolean | Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
+/**
+ * Least time {@link until} waits before it gives up, ms, whatever bound its caller gives:
+ * a test waits for the event it needs, and a bound that a busy machine can pass (the
+ * callers' bounds were a few seconds, what the event takes on an idle one) fails a test
+ * that would have passed. Two minutes is many times what any awaited event takes here.
+ */
+export const UNTIL_MIN_MS = 120_000;
+
+/**
+ * Waits until `check` is true, looking every 20 ms.
+ * @param ms the caller's bound; the wait lasts at least {@link UNTIL_MIN_MS}
+ * @throws Error naming `what` when the bound passes first
+ */
+export async function until(check: () => boolean | Promise<boolean>, ms = UNTIL_MIN_MS, what = 'condition'): Promise<void> {
+  const end = Date.now() + Math.max(ms, UNTIL_MIN_MS);
   while (Date.now() < end) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 20));
@@ -54,7 +77,7 @@ export async function slowWorker(svc: Embedded, delayMs: number): Promise<import
     settings: { heartbeatMs: 200 }, batchPolicy: { maxQueueDelayMs: delayMs, maxBatchSize: 100_000 },
   });
   await w.start();
-  await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), 5000, 'heartbeat of the slow worker');
+  await until(() => svc.gateway.liveWorkers.canServe('language-id', 'lid-lite-608'), UNTIL_MIN_MS, 'heartbeat of the slow worker');
   return w;
 }
 

@@ -15,7 +15,7 @@ import { H, topicsFor } from '../../services/events/topics.ts';
 import { kafkaAvailable, startKafka, type TestKafka } from '../helpers/kafka.ts';
 import { postgresBin, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { freePort, startProcess, type ServiceProcess } from '../helpers/processes.ts';
-import { until } from '../helpers/service.ts';
+import { TEST_REQUEST_TIMEOUT_MS, until } from '../helpers/service.ts';
 import { repositoryWith, useTinyWeights } from '../helpers/llm.ts';
 
 const available = kafkaAvailable();
@@ -54,6 +54,8 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
       TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: prefix, DATA_DIR: dataDir, API_KEYS: `${KEY},${KEY_2}`, API_ADMIN_KEYS: ADMIN, LOG_LEVEL: 'debug',
       KAFKA_FETCH_MAX_WAIT_MS: '20', KAFKA_SESSION_TIMEOUT_MS: '6000', WORKER_HEARTBEAT_MS: '500', HOST: '127.0.0.1',
       SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`, DATABASE_URL: postgres?.url ?? '',
+      // no request of these tests may fail its deadline because the machine is busy
+      REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS),
     };
     procs.push(await startProcess('registry', ['registry'], { ...env, SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }));
     const ports = [await freePort(), await freePort()];
@@ -61,8 +63,9 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
     // SyncGroup of members that join an established kafkajs group (docs/kafka.md)
     const started = await Promise.all([
       startProcess('worker-a', ['worker:language-id'], env),
-      // holds its items 1.5 s before running them, so that it can be killed mid-batch
-      startProcess('worker-slow', ['worker:language-id'], { ...env, BATCH_MAX_QUEUE_DELAY_MS: '1500' }),
+      // holds its items 3 s before running them, so that it can be killed mid-batch: several
+      // times what sending the kill test's requests takes on a busy machine
+      startProcess('worker-slow', ['worker:language-id'], { ...env, BATCH_MAX_QUEUE_DELAY_MS: '3000' }),
       startProcess('billing', ['billing'], env),
       startProcess('analytics', ['analytics'], env),
       startProcess('gateway-1', ['gateway'], { ...env, PORT: String(ports[0]) }),
@@ -71,13 +74,13 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
     procs.push(...started);
     slowWorker = started[1]!;
     gw = ports.map((p) => `http://127.0.0.1:${p}`);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.kill('SIGKILL')));
     await kafka?.stop();
     await postgres?.stop();
-  }, 60_000);
+  });
 
   let seq = 0;
   const lid = async (base: string, text: string) => {
@@ -93,7 +96,7 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
     expect(results.filter((r) => r.status !== 200).map((r) => JSON.stringify(r.body))).toEqual([]);
     expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
     expect(results.map((r) => r.body.language)).toEqual(calls.map((c) => c.want));
-  }, 120_000);
+  });
 
   it('counts every answer in analytics: the gateways\' outcome events reach the analytics consumer, and the pipeline view lists the consumer groups and both workers', async () => {
     const send = (base: string, text: string) => fetch(`${base}/v1/language-id`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY_2}` }, body: JSON.stringify({ text, model: 'lid-lite-608' }) });
@@ -113,7 +116,7 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
     }, 30_000, 'the lag of the workers, billing and analytics groups');
     for (const g of pipeline.consumer_groups) expect(g.lag).toBeGreaterThanOrEqual(0);
     expect(pipeline.workers.filter((w: any) => w.capability === 'language-id').length).toBeGreaterThanOrEqual(2);
-  }, 60_000);
+  });
 
   it('bills every answer of a burst as it is delivered, and GET /v1/usage says how far behind billing is (regression: the ledger lagged minutes)', async () => {
     const ledger = await Ledger.open(ledgerTarget);
@@ -142,7 +145,7 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
       await until(caughtUp, 20_000, 'billing lag 0');
       expect(await ledger.count()).toBe(before + ok);
     } finally { await ledger.close(); }
-  }, 120_000);
+  });
 
   it('answers every request when a worker is killed mid-batch: its partitions move to the other worker', async () => {
     let done = 0;
@@ -155,14 +158,14 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
       if (i > 0 && i % 2 === 0) await new Promise((r) => setTimeout(r, 40));
       pending.push(lid(gw[i % 2]!, TEXTS[i % 4]![1]).finally(() => { done++; }));
     }
-    await new Promise((r) => setTimeout(r, 250)); // the slow worker holds its share for 1.5 s
+    // killed at once: the slow worker holds its share for 3 s
     const answeredBeforeKill = done;
     await slowWorker.kill('SIGKILL');
     const results = await Promise.all(pending);
     expect(answeredBeforeKill).toBeLessThan(24);
     expect(results.map((r) => r.status)).toEqual(Array(24).fill(200));
     expect(results.map((r) => r.body.language)).toEqual(Array.from({ length: 24 }, (_, i) => TEXTS[i % 4]![0]));
-  }, 120_000);
+  });
 
   it('bills a usage event delivered twice once', async () => {
     const ledger = await Ledger.open(ledgerTarget);
@@ -192,7 +195,7 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
       await new Promise((r) => setTimeout(r, 3000));
       expect(await ledger.count()).toBe(before);
     } finally { await ledger.close(); }
-  }, 60_000);
+  });
 
   it('sends a poison item to the dead-letter topic with the error in a header, and answers the rest of its batch', async () => {
     const topics = topicsFor(prefix);
@@ -214,7 +217,7 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
     await consumer.disconnect();
     expect(dead[0]!.value).toBe('definitely not avro');
     expect(dead[0]!.headers).toMatchObject({ [H.correlationId]: 'poison:0', error: expect.stringMatching(/does not decode/) });
-  }, 60_000);
+  });
 });
 
 describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
@@ -235,17 +238,17 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
     env = {
       TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn',
       KAFKA_FETCH_MAX_WAIT_MS: '20', KAFKA_SESSION_TIMEOUT_MS: '6000', HOST: '127.0.0.1', SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`,
-      MODEL_WEIGHTS_DIR: weights, MODEL_REPOSITORY: repo,
+      MODEL_WEIGHTS_DIR: weights, MODEL_REPOSITORY: repo, REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS),
     };
     // `npm start` with TRANSPORT=kafka and no --service: every service in one process,
     // serving its own Schema Registry
     gatewayPort = await freePort();
     procs.push(await startProcess('all', [], { ...env, LOG_LEVEL: 'info', SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort), PORT: String(gatewayPort), API_KEYS: KEY }));
-  }, 120_000);
+  });
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.kill('SIGKILL')));
     await kafka?.stop();
-  }, 60_000);
+  });
 
   // stderr is read as it comes (its last 4 KB kept for a failure's message): a pipe nobody
   // reads fills at 64 KB and then blocks the connector's next write (regression: kafkajs'
@@ -281,7 +284,7 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
     expect(Object.keys((await r!.json()).data)).toEqual(['total', 'shop']);
     await until(async () => (r = await post('/v1/questions/generate', { passage: TEXTS[2]![1], n: 2 })).status === 200, 60_000, 'questions');
     expect((await r!.json()).questions).toHaveLength(2);
-  }, 240_000);
+  });
 
   it('streams a file into the language-ID topic and writes a corpus split by label, resuming after a crash without duplicates or gaps', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'corpus-'));
@@ -303,5 +306,5 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
     expect([...written].sort()).toEqual([...lines].sort());
     expect(files).toEqual(expect.arrayContaining(['deu_Latn.txt', 'spa_Latn.txt', 'eng_Latn.txt', 'fra_Latn.txt']));
     expect(readFileSync(join(out, 'spa_Latn.txt'), 'utf8')).toContain('Mañana vamos');
-  }, 240_000);
+  });
 });

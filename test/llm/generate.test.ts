@@ -13,7 +13,7 @@ import { MODELS, useTinyWeights } from '../helpers/llm.ts';
 
 useTinyWeights();
 let llm: LoadedLlm;
-beforeAll(async () => { llm = await openLlm(new ModelRepository(MODELS).config('mist-extract-1.0')!, 1); }, 60_000);
+beforeAll(async () => { llm = await openLlm(new ModelRepository(MODELS).config('mist-extract-1.0')!, 1); });
 afterAll(async () => { if (llm) await closeLlm(llm); });
 
 describe('generateWithGrammar', () => {
@@ -32,12 +32,12 @@ describe('generateWithGrammar', () => {
     expect(gen.tokens[0]!.start).toBe(0);
     for (let i = 1; i < gen.tokens.length; i++) expect(gen.tokens[i]!.start).toBe(gen.tokens[i - 1]!.end);
     expect(gen.evaluated).toBe(prompt.length + gen.tokens.length);
-  }, 60_000);
+  });
 
   it('stops when its check throws', async () => {
     const grammar = await (await llamaRuntime()).createGrammarForJsonSchema({ type: 'array', items: { type: 'string' } } as never);
     let n = 0;
     await expect(llm.sequences.use((seq) => generateWithGrammar(llm.model, seq, llm.model.tokenize('List:'), grammar, 500, () => { if (++n > 10) throw new Error('stop'); }))).rejects.toThrow('stop');
     expect(n).toBe(11);
-  }, 60_000);
+  });
 });

@@ -14,7 +14,7 @@ import { MODELS, useTinyWeights } from '../helpers/llm.ts';
 
 useTinyWeights();
 let llm: LoadedLlm;
-beforeAll(async () => { llm = await openLlm(new ModelRepository(MODELS).config('purplemist-flash-1.0')!, 2); }, 60_000);
+beforeAll(async () => { llm = await openLlm(new ModelRepository(MODELS).config('purplemist-flash-1.0')!, 2); });
 afterAll(async () => { if (llm) await closeLlm(llm); });
 
 /** log P(own | tokens), evaluating each of `own`'s tokens from an empty sequence. */

@@ -23,7 +23,7 @@ beforeAll(async () => {
   const llama = await llamaRuntime();
   model = await llama.loadModel({ modelPath: path });
   context = await model.createContext({ contextSize: 2048, sequences: 2, threads: 1 });
-}, 60_000);
+});
 afterAll(async () => {
   await context?.dispose();
   await model?.dispose();
@@ -82,5 +82,5 @@ describe('llama.cpp runtime on the tiny model', () => {
       expect(['low', 'high']).toContain(value.priority);
       expect(Object.keys(value).sort()).toEqual(['priority', 'urgent']);
     } finally { seq.dispose(); }
-  }, 60_000);
+  });
 });

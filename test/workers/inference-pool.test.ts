@@ -82,7 +82,8 @@ describe('InferencePool', () => {
   it('runs micro-batches of one model on several threads at once with instance_count 2', async () => {
     const p = pool(2);
     await p.load('m');
-    const [a, b] = await Promise.all([p.run<Out>('m', [{ hold: 400 }]), p.run<Out>('m', [{ hold: 400 }])]);
+    // each holds its thread 2 s: far longer than the second call takes to reach its thread on a busy machine
+    const [a, b] = await Promise.all([p.run<Out>('m', [{ hold: 2000 }]), p.run<Out>('m', [{ hold: 2000 }])]);
     const x = a![0]!.output!;
     const y = b![0]!.output!;
     expect(x.threadId).not.toBe(y.threadId);

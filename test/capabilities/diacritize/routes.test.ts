@@ -11,7 +11,7 @@ import type { Embedded } from '../../../services/embedded.ts';
 import { AUTH, post, startService, until } from '../../helpers/service.ts';
 
 let svc: Embedded;
-beforeAll(async () => { svc = await startService({ RATE_LIMIT_MAX: 1_000_000 }, { capabilities: ['diacritize'] }); }, 60_000);
+beforeAll(async () => { svc = await startService({ RATE_LIMIT_MAX: 1_000_000 }, { capabilities: ['diacritize'] }); });
 afterAll(async () => { await svc?.close(); });
 
 const MODEL = 'diactag-2.0';

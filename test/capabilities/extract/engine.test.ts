@@ -33,7 +33,7 @@ describe('llama-extract engine', () => {
         expect(r.failure).toBeNull();
         expectShape(TEMPLATES[i], JSON.parse(r.output!.data), JSON.parse(r.output!.confidence));
       });
-    }, 120_000);
+    });
   }
 
   it('reads an image by OCR and puts its text in the prompt', async () => {
@@ -43,7 +43,7 @@ describe('llama-extract engine', () => {
     expectShape(TEMPLATES[0], JSON.parse(r!.output!.data), JSON.parse(r!.output!.confidence));
     const msg = userMessage(TEMPLATES[0], 'typed text', 'read text', 'an instruction');
     expect(msg).toMatch(/^Template:\n\{"sender":"verbatim-string".*\n\nInstructions: an instruction\n\nDocument:\ntyped text\n\nText read from the document's image:\nread text$/s);
-  }, 120_000);
+  });
 
   it('fails a document past the context with 413 alone, and stops a cancelled one', async () => {
     const model = 'mist-extract-flash-1.0';
@@ -55,7 +55,7 @@ describe('llama-extract engine', () => {
     expect(rs[0]!.failure!.error).toMatch(/maximum context length of 4096 tokens/);
     expect(rs[1]!.failure).toBeNull();
     expect(rs[2]!.failure).toMatchObject({ status: 499, code: 'CANCELLED' });
-  }, 120_000);
+  });
 
   it('fails alone a document whose template cannot be a grammar (regression: a NUL in a key failed the whole micro-batch)', async () => {
     const model = 'mist-extract-flash-1.0';
@@ -66,6 +66,6 @@ describe('llama-extract engine', () => {
     expect(rs[0]!.failure).toMatchObject({ status: 400, code: 'INVALID_REQUEST', error: expect.stringMatching(/cannot be turned into a grammar/) });
     expect(rs[1]!.failure).toBeNull();
     expect(Object.keys(JSON.parse(rs[1]!.output!.data))).toEqual(['quote"and\\backslash', 'ключ']);
-  }, 60_000);
+  });
 });
 

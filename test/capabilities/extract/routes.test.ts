@@ -22,7 +22,7 @@ beforeAll(async () => {
     const models = (res.json() as { models: Array<{ name: string; status: string }> }).models;
     return ['mist-extract-1.0', 'mist-extract-flash-1.0'].every((n) => models.find((m) => m.name === n)?.status === 'available');
   }, 20_000, 'extraction models available');
-}, 60_000);
+});
 afterAll(async () => { await svc?.close(); });
 
 const TEMPLATE = { sender: 'verbatim-string', amount: 'number', kind: ['receipt', 'bill'], lines: [{ item: 'string' }] };
@@ -40,14 +40,14 @@ describe('POST /v1/extract on a llama.cpp model', () => {
     expect(s.status).toBe(200);
     expect(s.body.model).toBe('mist-extract-1.0');
     expectShape({ total: 'number' }, s.body.data, s.body.confidence);
-  }, 60_000);
+  });
 
   it('reads an image given as a data URL', async () => {
     const png = await textImage(['NAIVAS SUPERMARKET', 'TOTAL KES 1,250.00']);
     const r = await post(svc, '/v1/extract', { template: { total: 'number' }, image: `data:image/png;base64,${png.toString('base64')}`, model: 'mist-extract-flash-1.0' });
     expect(r.status).toBe(200);
     expectShape({ total: 'number' }, r.body.data, r.body.confidence);
-  }, 60_000);
+  });
 
   it('fails documents alone in a batch and bills only extracted ones', async () => {
     const r = await post(svc, '/v1/extract/batch', {
@@ -70,7 +70,7 @@ describe('POST /v1/extract on a llama.cpp model', () => {
       // 2 + 1 + 1 (rows are per model): the failed documents are not billed
       return rows.filter((row) => row.capability === 'extract' && row.unit === 'documents').reduce((n, row) => n + row.quantity, 0) === 4;
     }, 10_000, 'the 4 extracted documents in the ledger');
-  }, 60_000);
+  });
 
   it('refuses an image that can never be one with 400, as it does without the weights (issue 32)', async () => {
     for (const { what, image, error } of NOT_IMAGES) {
@@ -86,5 +86,5 @@ describe('POST /v1/extract on a llama.cpp model', () => {
     expect(r.body.results[0]).toEqual({ id: 'link', data: null, confidence: null, status: 400, code: 'INVALID_REQUEST', error: 'documents[0].image must be base64 or a data URL; image links are not fetched' });
     expectShape({ total: 'number' }, r.body.results[1].data, r.body.results[1].confidence);
     expect(r.body.usage).toEqual({ documents: 1 });
-  }, 60_000);
+  });
 });

@@ -32,7 +32,7 @@ describe('llama-questions engine', () => {
       expect(r.output!.language).toBe('swa');
     });
     expect(rs[1]!.output!.warnings).toEqual([]);
-  }, 120_000);
+  });
 
   it('asks again for questions that repeat others until there are n distinct ones', async () => {
     const [r] = await oneChar.run(MODEL, [{ model: MODEL, passage: SWAHILI, n: 6, language: 'swa' }]);
@@ -40,7 +40,7 @@ describe('llama-questions engine', () => {
     const q = r!.output!.questions;
     expect(q).toHaveLength(6);
     expect(new Set(q.map((x) => x.toLowerCase())).size).toBe(6);
-  }, 60_000);
+  });
 
   it('warns of a short passage, another language than declared, and a less reliable language', async () => {
     const [r] = await engine.run(MODEL, [{ model: MODEL, passage: SWAHILI, n: 1, language: 'eng' }]);
@@ -50,7 +50,7 @@ describe('llama-questions engine', () => {
       'mist-qg-1.5b is less reliable in Tigrinya',
     ]);
     expect(userMessage('P', 'swa', 2, ['Q1'])).toBe('Passage (Swahili):\nP\n\nQuestions already written (do not repeat them):\n- Q1\n\nWrite exactly 2 more questions in Swahili.');
-  }, 60_000);
+  });
 
   it('stops a passage whose request is cancelled', async () => {
     const control = runControl([Infinity, Infinity]);
@@ -58,5 +58,5 @@ describe('llama-questions engine', () => {
     const rs = await engine.run(MODEL, [{ model: MODEL, passage: SWAHILI, n: 2, language: 'swa' }, { model: MODEL, passage: SWAHILI, n: 1, language: 'swa' }], control);
     expect(rs[0]!.failure).toMatchObject({ status: 499, code: 'CANCELLED' });
     expect(rs[1]!.output!.questions).toHaveLength(1);
-  }, 60_000);
+  });
 });

@@ -17,7 +17,7 @@ beforeAll(async () => {
     const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/models' });
     return (res.json() as { models: Array<{ name: string; status: string }> }).models.find((m) => m.name === 'mist-qg-1.5b')?.status === 'available';
   }, 20_000, 'mist-qg-1.5b available');
-}, 60_000);
+});
 afterAll(async () => { await svc?.close(); });
 
 const PASSAGE = 'Mlima Kilimanjaro ndio mlima mrefu zaidi barani Afrika. Uko kaskazini mwa Tanzania, karibu na mpaka wa Kenya, na una urefu wa mita 5,895 juu ya usawa wa bahari.';
@@ -34,7 +34,7 @@ describe('POST /v1/questions/generate on a llama.cpp model', () => {
     expect(d.body.questions).toHaveLength(3);
     expect(d.body.language).toBe('eng');
     expect(d.body.warnings).toEqual([expect.stringMatching(/reads as Swahili/)]);
-  }, 60_000);
+  });
 
   it('answers a batch and the legacy route', async () => {
     const b = await post(svc, '/v1/questions/generate/batch', { passages: [PASSAGE, 'Habari?'], n: 1, language: 'swa' });
@@ -46,5 +46,5 @@ describe('POST /v1/questions/generate on a llama.cpp model', () => {
     expect(l.status).toBe(200);
     expect(l.body.questions).toHaveLength(1);
     expect(l.body.usage).toBeUndefined();
-  }, 60_000);
+  });
 });

@@ -43,12 +43,12 @@ describe.skipIf(!available)('KafkaTransport', () => {
     kafka = await startKafka();
     admin = new Kafka({ brokers: kafka.brokers.split(','), logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
-  }, 60_000);
+  });
   afterAll(async () => {
     await Promise.all(transports.map((t) => t.close()));
     await admin?.disconnect();
     await kafka?.stop();
-  }, 60_000);
+  });
 
   it('puts a keyless message that names a partition into that partition (regression: the sticky partitioner ignored it)', async () => {
     const t = transport();
@@ -61,7 +61,7 @@ describe.skipIf(!available)('KafkaTransport', () => {
     await until(() => seen.length === 6, 20_000);
     expect(new Set(seen.map(([partition]) => partition))).toEqual(new Set([2]));
     await c.stop();
-  }, 60_000);
+  });
 
   it('assigns only the named partitions when a consumer asks for them', async () => {
     const t = transport();
@@ -77,7 +77,7 @@ describe.skipIf(!available)('KafkaTransport', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(seen).toEqual([1]);
     await c.stop();
-  }, 60_000);
+  });
 
   it('hands out later batches while an earlier one runs, and commits in offset order only', async () => {
     const { name, group, c, send } = inFlightConsumer();
@@ -101,7 +101,7 @@ describe.skipIf(!available)('KafkaTransport', () => {
     releaseFirst();
     await until(async () => (await committed(group, name)) === 3, 20_000);
     await c.stop();
-  }, 60_000);
+  });
 
   it('delivers a failed batch again with everything after it, and never commits past it', async () => {
     const { name, group, c, send } = inFlightConsumer();
@@ -129,7 +129,7 @@ describe.skipIf(!available)('KafkaTransport', () => {
     expect(handled.filter((v) => v === 'x2').length).toBeGreaterThanOrEqual(1);
     expect(handled.indexOf('x1')).toBeGreaterThan(handled.indexOf('x2'));
     await c.stop();
-  }, 60_000);
+  });
 
   it('commits the last handled offset when batches settle while a commit is in flight (commits are coalesced)', async () => {
     const { name, group, c, send } = inFlightConsumer();
@@ -145,7 +145,7 @@ describe.skipIf(!available)('KafkaTransport', () => {
     await until(async () => (await committed(group, name)) === 30, 20_000);
     await c.stop();
     expect(await committed(group, name)).toBe(30);
-  }, 60_000);
+  });
 
   it('commits no offsets for a consumer that asks for none (a gateway\'s replies), and still hands out every batch', async () => {
     const t = transport();
@@ -160,5 +160,5 @@ describe.skipIf(!available)('KafkaTransport', () => {
     await c.stop();
     expect(seen).toEqual(['r0', 'r1', 'r2']);
     expect(await committed(`${name}-g`, name)).toBe(-1);
-  }, 60_000);
+  });
 });
