@@ -58,15 +58,15 @@ describe('analytics consumer group commits', () => {
       items: 1, billable: 1, queueMs: 1, inferenceMs: 2, totalMs: 5, label: n % 2 ? 'swh_Latn' : 'fra_Latn', confidenceBucket: 9, timestampMs: Date.now(),
     }))));
     // 40 messages of 10 events, 10 to each of the 4 partitions, encoded first and written in
-    // one send: the first batch is written at once (the consumer was idle), the rest wait
-    // for the interval and go in together
+    // one send
     const messages = [];
     for (let i = 0; i < 40; i++) messages.push({ key: null, partition: i % 4, value: await message() });
     await producer.send(topicsFor('gc').outcomes, messages);
     const events = async () => (await store.buckets(Date.now() - 3_600_000, Date.now() + 60_000)).reduce((s, b) => s + b.events, 0);
     await until(async () => (await events()) === 400, 60_000, 'the 400 events in the store');
-    // one transaction per partition's batch would be at least 4
-    expect(consumer.transactions).toBeGreaterThanOrEqual(2);
+    // one transaction per partition's batch would be at least 4; grouped, the first batch
+    // may go alone (the consumer was idle) and the rest wait for the interval together
+    expect(consumer.transactions).toBeGreaterThanOrEqual(1);
     expect(consumer.transactions).toBeLessThanOrEqual(3);
     await consumer.stop();
     await transport.close();
