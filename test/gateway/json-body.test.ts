@@ -1,12 +1,13 @@
 /**
- * The JSON body parser (issue 11, finding 7): a nesting-depth limit at parse time, so no
- * handler overflows its stack on a deep `state` or `template`.
+ * The JSON body parser (issue 11, finding 7): a nesting-depth limit, so no handler
+ * overflows its stack on a deep `state` or `template`; checked on the raw text before
+ * parsing (issue 33, B), so a too-deep body costs a scan of its first bytes, not a parse.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
-import { checkDepth, jsonDepth } from '../../services/gateway/json-body.ts';
+import { checkDepth, textDepth } from '../../services/gateway/json-body.ts';
 import { MAX_JSON_DEPTH } from '../../services/route-kit/limits.ts';
-import { AUTH, startService } from '../helpers/service.ts';
+import { AUTH, post, startService } from '../helpers/service.ts';
 
 let svc: Embedded;
 beforeAll(async () => { svc = await startService(); });
@@ -15,13 +16,16 @@ afterAll(async () => { await svc.close(); });
 const nested = (depth: number, leaf = '"x"') => '{"a":'.repeat(depth) + leaf + '}'.repeat(depth);
 const send = (url: string, payload: string) => svc.gateway.app.inject({ method: 'POST', url, headers: { ...AUTH, 'content-type': 'application/json' }, payload });
 
-describe('jsonDepth', () => {
-  it('counts levels without recursion and stops past the limit', () => {
-    expect(jsonDepth('x', 10)).toBe(0);
-    expect(jsonDepth({}, 10)).toBe(1);
-    expect(jsonDepth({ a: [1, { b: [] }] }, 10)).toBe(4);
-    expect(jsonDepth(JSON.parse(nested(100_000)), 64)).toBe(65);
-    expect(() => checkDepth(JSON.parse(nested(MAX_JSON_DEPTH - 1)))).not.toThrow();
+describe('textDepth', () => {
+  it('counts the levels of a JSON text without parsing it, and stops past the limit', () => {
+    expect(textDepth('"x"', 10)).toBe(0);
+    expect(textDepth('{}', 10)).toBe(1);
+    expect(textDepth('{"a":[1,{"b":[]}]}', 10)).toBe(4);
+    expect(textDepth(nested(100_000), 64)).toBe(65);
+    // brackets inside strings, escaped quotes included, are text
+    expect(textDepth('{"a":"[[[{{{\\"[[[","b":["\\\\",["]"]]}', 10)).toBe(3);
+    expect(() => checkDepth(nested(MAX_JSON_DEPTH - 1))).not.toThrow();
+    expect(() => checkDepth(nested(MAX_JSON_DEPTH + 1))).toThrow(/nested deeper than 64 levels/);
   });
 });
 
@@ -46,5 +50,25 @@ describe('deeply nested bodies', () => {
     const res = await send('/v1/language-id', '{"text":"hi","__proto__":{"admin":true}}');
     expect(res.statusCode).toBe(400);
     expect(res.json().status).toBe(400);
+  });
+  it('refuses a too-deep body before parsing it, and answers other requests meanwhile (issue 33, B: 16 MB nested 8,000,000 deep held the event loop 8.9 s)', async () => {
+    await svc.gateway.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(svc.gateway.app.server.address() as { port: number }).port}`;
+    // 16 MB of arrays nested 8,000,000 deep, and not even valid JSON at its end: a parser
+    // would refuse it for its syntax; the depth check refuses it first, without parsing
+    const state = `${'['.repeat(8_000_000)}${']'.repeat(7_999_999)}`;
+    const deep = fetch(`${base}/v1/decide/batch`, {
+      method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' },
+      body: `{"cases":[{"id":"a","state":${state},"questions":{"q":{"type":"noul","instructions":"?"}}}]`,
+    });
+    const [health, lid] = await Promise.all([
+      fetch(`${base}/health`),
+      post(svc, '/v1/language-id', { text: 'Habari za asubuhi', model: 'lid-lite-608' }),
+    ]);
+    expect(health.status).toBe(200);
+    expect(lid.status).toBe(200);
+    const refused = await deep;
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ status: 400, code: 'INVALID_REQUEST', error: `JSON body is nested deeper than ${MAX_JSON_DEPTH} levels (the limit of this service)` });
   });
 });
