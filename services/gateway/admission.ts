@@ -33,6 +33,9 @@ export function registerAdmission(app: FastifyInstance, o: { limits: RateLimits;
   app.addHook('preHandler', async (req, reply) => {
     const a = req.routeOptions.config?.admission;
     if (!a) return;
+    // the body has passed the route's schema here: the model is a validated value (outcome
+    // events take it from here, never from a body that failed validation)
+    req.admittedModel = a.model(req.body);
     const checked = a.check?.(req.body);
     req.admitted = checked;
     const items = a.items(req.body, checked);

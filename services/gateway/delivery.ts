@@ -13,7 +13,8 @@
  *   `items` 0 for a request refused before dispatch; status 499 for a client that went away.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { usageFieldsOf } from '../capabilities/index.ts';
+import { isCapability, modelsOf, usageFieldsOf } from '../capabilities/index.ts';
+import type { CapabilityAdmission } from '../route-kit/types.ts';
 import type { OutcomeEvent, UsageEvent } from '../events/contract.ts';
 import type { BillableItem } from './dispatcher.ts';
 import { endOf } from './request-end.ts';
@@ -67,6 +68,19 @@ export function foldUsage(requestId: string, keyId: string, usage: BillableItem[
   return [...groups.values()];
 }
 
+/**
+ * The model of a request refused before admission (by its schema, a rule, auth or load),
+ * taken from its raw body only when it is one of the capability's model names, else null:
+ * an event holds validated values only (issue 33, A: a number in `model` made an outcome
+ * event no schema could encode, and the write of every event was retried forever).
+ */
+function knownModel(body: unknown, admission: CapabilityAdmission): string | null {
+  if (typeof body !== 'object' || body === null || !isCapability(admission.capability)) return null;
+  let model: unknown;
+  try { model = admission.model(body); } catch { return null; }
+  return typeof model === 'string' && modelsOf(admission.capability).includes(model) ? model : null;
+}
+
 /** The outcome events of a model route's answer (see the module comment). */
 function outcomesOf(req: FastifyRequest, reply: FastifyReply): OutcomeEvent[] {
   const ctx = req.dispatchContext;
@@ -80,8 +94,7 @@ function outcomesOf(req: FastifyRequest, reply: FastifyReply): OutcomeEvent[] {
   const answerStatus = gone ? 499 : reply.statusCode;
   const answerCode = gone ? 'CANCELLED' : reply.statusCode === 200 ? null : req.errorCode ?? null;
   if (!ctx?.outcomes || ctx.outcomes.length === 0) {
-    let model: string | null = null;
-    try { model = typeof req.body === 'object' && req.body !== null ? admission.model(req.body) : null; } catch { model = null; }
+    const model = req.admittedModel ?? knownModel(req.body, admission);
     return [{
       requestId, itemIndex: 0, keyId, source: 'gateway', capability: admission.capability, model,
       status: answerStatus, code: answerCode, items: 0, billable: 0, queueMs: null, inferenceMs: null, totalMs, label: null, confidenceBucket: null, timestampMs: now,

@@ -44,6 +44,11 @@ declare module 'fastify' {
     apiKey?: KeyIdentity;
     /** the request's dispatch context (routes with `config.admission`; services/gateway/delivery.ts) */
     dispatchContext?: DispatchContext;
+    /**
+     * the model of a model route's request, taken once its body has passed the route's
+     * schema (services/gateway/admission.ts); events never read the raw body
+     */
+    admittedModel?: string;
   }
 }
 

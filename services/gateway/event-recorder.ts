@@ -6,7 +6,10 @@
  * consumers read them in parallel). Written at once, each answer's usage was a message of
  * its own, and billing's share of the CPU in `npm run bench:kafka` went from 0.03 to 0.14
  * of a core. A gateway that crashes loses at most that linger's events. A failed write is
- * tried again every second, holding at most {@link MAX_BUFFERED_EVENTS}.
+ * tried again every second, holding at most {@link MAX_BUFFERED_EVENTS}. An event that its
+ * schema cannot encode is never tried again: it is dropped, counted (`outcome="invalid"`)
+ * and logged once with its request id, and the rest of its batch is written (one such event
+ * used to hold back every event of the gateway, retried every second forever).
  */
 import { setImmediate } from 'node:timers/promises';
 import type client from 'prom-client';
@@ -89,27 +92,66 @@ export class EventRecorder<S extends RecordedSchema> {
           if (list) list.push(e); else byKey.set(e.keyId, [e]);
         }
         const messages: OutgoingMessage[] = [];
+        const kept: Array<RecordedEvent<S>> = [];
         for (const list of byKey.values()) {
           // at most MAX_MESSAGE_EVENTS a message, the event loop running between them, so a
           // second's outcome events do not hold up the requests being answered
           for (let i = 0; i < list.length; i += MAX_MESSAGE_EVENTS) {
             if (messages.length > 0) await setImmediate();
-            messages.push({ key: null, value: await this.codec.encode(this.schema, this.messageOf(list.slice(i, i + MAX_MESSAGE_EVENTS))) });
+            const message = await this.encodable(list.slice(i, i + MAX_MESSAGE_EVENTS));
+            if (!message) continue;
+            messages.push(message.message);
+            kept.push(...message.events);
           }
         }
-        await this.producer.send(this.topic, messages);
-        this.written.inc({ outcome: 'written' }, events.length);
+        try {
+          if (messages.length > 0) await this.producer.send(this.topic, messages);
+        } catch (err) {
+          // the log could not take them: the events that encode are tried again
+          this.retryLater(kept, err);
+          return;
+        }
+        this.written.inc({ outcome: 'written' }, kept.length);
       } catch (err) {
-        this.log.warn({ err, events: events.length }, `${this.what} not written; trying again in 1 s`);
-        this.buffer = events.concat(this.buffer);
-        this.retry = setTimeout(() => { this.retry = undefined; void this.write(); }, 1000);
-        this.retry.unref();
+        this.retryLater(events, err);
       } finally {
         this.writing = undefined;
         if (this.buffer.length > 0 && !this.retry) this.schedule();
       }
     })();
     return this.writing;
+  }
+
+  /** Puts `events` back in front of the buffer and writes again in 1 s. */
+  private retryLater(events: Array<RecordedEvent<S>>, err: unknown): void {
+    this.log.warn({ err, events: events.length }, `${this.what} not written; trying again in 1 s`);
+    this.buffer = events.concat(this.buffer);
+    this.retry = setTimeout(() => { this.retry = undefined; void this.write(); }, 1000);
+    this.retry.unref();
+  }
+
+  /**
+   * The message of a list of one key's events, and the events in it: all of them, or, when
+   * the list does not encode, those that encode alone (each event that does not is dropped,
+   * counted and logged with its request id); null when none does.
+   */
+  private async encodable(list: Array<RecordedEvent<S>>): Promise<{ message: OutgoingMessage; events: Array<RecordedEvent<S>> } | null> {
+    try {
+      return { message: { key: null, value: await this.codec.encode(this.schema, this.messageOf(list)) }, events: list };
+    } catch {
+      const good: Array<RecordedEvent<S>> = [];
+      for (const e of list) {
+        try {
+          await this.codec.encode(this.schema, this.messageOf([e]));
+          good.push(e);
+        } catch (err) {
+          this.written.inc({ outcome: 'invalid' });
+          this.log.error({ err, requestId: e.requestId, keyId: e.keyId }, `an event (${this.what}) that its schema cannot encode was dropped`);
+        }
+      }
+      if (good.length === 0) return null;
+      return { message: { key: null, value: await this.codec.encode(this.schema, this.messageOf(good)) }, events: good };
+    }
   }
 
   /** Writes everything buffered (one more try for a failed write); for shutdown. */

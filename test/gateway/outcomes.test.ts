@@ -10,7 +10,7 @@ import type { OutcomeEvent } from '../../services/events/contract.ts';
 import { topicsFor } from '../../services/events/topics.ts';
 import type { Embedded } from '../../services/embedded.ts';
 import { outcomeEventsOf } from '../../services/events/outcomes.ts';
-import { AUTH, post, startService, until } from '../helpers/service.ts';
+import { AUTH, KEY_B, post, startService, until } from '../helpers/service.ts';
 
 let svc: Embedded;
 const seen: OutcomeEvent[] = [];
@@ -81,5 +81,18 @@ describe('outcome events', () => {
       expect(await off.transport.consumerLag('nobody-read-it', topicsFor('lmstream').outcomes)).toBe(0);
     } finally { await off.close(); }
   });
-});
 
+  it('reports a request refused by its schema without the invalid field, and the other keys\' traffic still reaches analytics (issue 33, A: a numeric model stopped every outcome event)', async () => {
+    const bad = await svc.gateway.app.inject({ method: 'POST', url: '/v1/language-id', headers: AUTH, payload: { text: 'hi', model: 123 } });
+    expect(bad.statusCode).toBe(400);
+    const [refused] = await eventsOf(await requestIdOf(bad), 1);
+    expect(refused).toMatchObject({ status: 400, code: 'INVALID_REQUEST', items: 0, model: null });
+    // another key's request, written after it, reaches the analytics store
+    const good = await post(svc, '/v1/language-id', { text: 'Habari za asubuhi', model: 'lid-lite-608' }, { authorization: `Bearer ${KEY_B}` });
+    expect(good.status).toBe(200);
+    await until(async () => {
+      const res = await svc.gateway.app.inject({ method: 'GET', url: '/v1/analytics', headers: { authorization: `Bearer ${KEY_B}` } });
+      return (res.json() as { totals?: { events?: number } }).totals?.events === 1;
+    }, undefined, "the other key's request in /v1/analytics");
+  });
+});
