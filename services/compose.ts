@@ -40,7 +40,7 @@ export function gatewaySettingsOf(c: Config): GatewaySettings {
   return {
     topicPrefix: c.TOPIC_PREFIX, requestTimeoutMs: c.REQUEST_TIMEOUT_MS, shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
     workerHeartbeatMs: c.WORKER_HEARTBEAT_MS, bodyTimeoutMs: c.BODY_TIMEOUT_MS, trustProxy: c.TRUST_PROXY, logRequests: c.LOG_REQUESTS, outcomeEvents: c.OUTCOME_EVENTS,
-    rateLimitMax: c.RATE_LIMIT_MAX, rateLimitWindowMs: c.RATE_LIMIT_WINDOW_MS, rateLimitAnonMax: c.RATE_LIMIT_ANON_MAX,
+    rateLimitMax: c.RATE_LIMIT_MAX, rateLimitWindowMs: c.RATE_LIMIT_WINDOW_MS, rateLimitAnonMax: c.RATE_LIMIT_ANON_MAX, rateLimitReadMax: c.RATE_LIMIT_READ_MAX,
     maxInflightBodyBytes: c.MAX_INFLIGHT_BODY_BYTES, maxInflightItems: parseInflightItems(c.MAX_INFLIGHT_ITEMS),
     metricsToken: c.METRICS_TOKEN, imageThreads: c.IMAGE_THREADS,
   };

@@ -42,6 +42,7 @@ const schema = {
     RATE_LIMIT_MAX: envProperty(G, 'rateLimitMax'),
     RATE_LIMIT_WINDOW_MS: envProperty(G, 'rateLimitWindowMs'),
     RATE_LIMIT_ANON_MAX: envProperty(G, 'rateLimitAnonMax'),
+    RATE_LIMIT_READ_MAX: envProperty(G, 'rateLimitReadMax'),
     TRUST_PROXY: envProperty(G, 'trustProxy'),
     BODY_TIMEOUT_MS: envProperty(G, 'bodyTimeoutMs'),
     MAX_INFLIGHT_BODY_BYTES: envProperty(G, 'maxInflightBodyBytes'),
@@ -120,6 +121,7 @@ export interface Config {
   RATE_LIMIT_WINDOW_MS: number;
   /** requests per window from one client address without a valid key: failed authentication and the public GET routes */
   RATE_LIMIT_ANON_MAX: number;
+  RATE_LIMIT_READ_MAX: number;
   /** Fastify `trustProxy`: '' (the socket's address is the client's), `true`, a hop count, or comma-separated proxy addresses/CIDRs */
   TRUST_PROXY: string;
   /** longest time to receive a whole request (headers and body), ms; 408 after it */

@@ -94,7 +94,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   });
   registerJsonParser(app);
 
-  const limits = new RateLimits({ keyMax: settings.rateLimitMax, anonMax: settings.rateLimitAnonMax, windowMs: settings.rateLimitWindowMs });
+  const limits = new RateLimits({ keyMax: settings.rateLimitMax, anonMax: settings.rateLimitAnonMax, readMax: settings.rateLimitReadMax, windowMs: settings.rateLimitWindowMs });
   const state: GatewayState = {
     draining: false,
     inflight: new InflightItems({ ...DEFAULT_INFLIGHT_ITEMS, ...settings.maxInflightItems } as typeof DEFAULT_INFLIGHT_ITEMS),

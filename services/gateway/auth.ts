@@ -3,7 +3,9 @@
  * hook, the first of every request):
  * - a route with `config.auth` needs exactly one `Authorization: Bearer <key>` header with
  *   a known, unrevoked key (400 for two such headers, 401 otherwise); the key then pays
- *   1 unit of its budget;
+ *   1 unit of its budget, except on a read of its own account (`config.accountRead`:
+ *   usage, analytics), counted in a read budget of its own (RATE_LIMIT_READ_MAX), so a key
+ *   that has spent its billable units can still read what it spent;
  * - a request without a valid key (failed authentication, or a public GET route other
  *   than `/health`, `/ready` and `/metrics`) is counted against its client address;
  * - a refusal by either budget is 429 with `Retry-After`.
@@ -46,6 +48,7 @@ export function registerAuth(app: FastifyInstance, keys: KeyStore, limits: RateL
     const identity = await keys.verify(m[1]!);
     if (!identity) return refuse(req, reply, new ServiceError('UNAUTHORIZED', 'unknown or revoked API key'));
     req.apiKey = identity;
-    await limits.chargeKey(reply, identity.id, 1);
+    if (req.routeOptions.config.accountRead) await limits.chargeRead(reply, identity.id);
+    else await limits.chargeKey(reply, identity.id, 1);
   });
 }

@@ -37,6 +37,8 @@ export interface GatewaySettings {
   rateLimitWindowMs: number;
   /** requests per window from one client address without a valid key (RATE_LIMIT_ANON_MAX) */
   rateLimitAnonMax: number;
+  /** reads of a key's own account (usage, analytics) per window, counted apart from its billable units (RATE_LIMIT_READ_MAX) */
+  rateLimitReadMax: number;
   /** request bodies (declared sizes) read and held at once; 503 beyond (MAX_INFLIGHT_BODY_BYTES) */
   maxInflightBodyBytes: number;
   /** items in flight per capability over the capability modules' defaults; 503 beyond (MAX_INFLIGHT_ITEMS) */
@@ -63,6 +65,7 @@ export const GATEWAY_SETTINGS_SCHEMA: SettingsSchema = {
     rateLimitMax: { type: 'integer', default: 60_000, minimum: 1 },
     rateLimitWindowMs: { type: 'integer', default: 60_000, minimum: 1000 },
     rateLimitAnonMax: { type: 'integer', default: 600, minimum: 1 },
+    rateLimitReadMax: { type: 'integer', default: 600, minimum: 1 },
     maxInflightBodyBytes: { type: 'integer', default: 268_435_456, minimum: 1_048_576 },
     maxInflightItems: {
       type: 'object', default: {}, propertyNames: { enum: [...CAPABILITIES] }, additionalProperties: { type: 'integer', minimum: 1 },

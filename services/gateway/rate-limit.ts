@@ -5,7 +5,10 @@
  *   billable units once its body is validated, so a batch of 256 texts costs 256;
  * - one budget per client address for what comes without a valid key: failed
  *   authentication and the public GET routes (`/health`, `/ready` and `/metrics` are not
- *   counted, so probes and scrapers are never refused).
+ *   counted, so probes and scrapers are never refused);
+ * - one budget per API key of reads of its own account (usage, analytics), counted in
+ *   requests apart from its billable units, so a key that has spent those can still read
+ *   what it spent.
  *
  * Every answer to a counted request carries `RateLimit-Limit`, `RateLimit-Remaining` and
  * `RateLimit-Reset` (seconds; draft-ietf-httpapi-ratelimit-headers, the fields most clients read);
@@ -22,6 +25,8 @@ export interface RateLimitOptions {
   keyMax: number;
   /** requests per client address per window without a valid key */
   anonMax: number;
+  /** reads of its own account per API key per window */
+  readMax: number;
   /** window, ms (whole seconds are used: rate-limiter-flexible counts in seconds) */
   windowMs: number;
 }
@@ -30,12 +35,14 @@ export interface RateLimitOptions {
 export class RateLimits {
   private readonly key: RateLimiterMemory;
   private readonly anon: RateLimiterMemory;
+  private readonly reads: RateLimiterMemory;
   private readonly windowS: number;
 
   constructor(private readonly o: RateLimitOptions) {
     this.windowS = Math.max(1, Math.round(o.windowMs / 1000));
     this.key = new RateLimiterMemory({ points: o.keyMax, duration: this.windowS, keyPrefix: 'key' });
     this.anon = new RateLimiterMemory({ points: o.anonMax, duration: this.windowS, keyPrefix: 'addr' });
+    this.reads = new RateLimiterMemory({ points: o.readMax, duration: this.windowS, keyPrefix: 'read' });
   }
 
   /**
@@ -76,6 +83,22 @@ export class RateLimits {
       this.headers(reply, this.o.anonMax, res);
       throw new ServiceError('RATE_LIMITED',
         `rate limit exceeded: at most ${this.o.anonMax} requests per ${this.windowS} s from one address without a valid API key; retry in ${Math.ceil(res.msBeforeNext / 1000)} s`,
+        { retryAfterS: res.msBeforeNext / 1000 });
+    }
+  }
+
+  /**
+   * Counts one read of a key's own account (usage, analytics) against the key's read budget.
+   * @throws ServiceError RATE_LIMITED (429, with Retry-After) when that budget is spent
+   */
+  async chargeRead(reply: FastifyReply, keyId: string): Promise<void> {
+    try {
+      this.headers(reply, this.o.readMax, await this.reads.consume(keyId, 1));
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      this.headers(reply, this.o.readMax, res);
+      throw new ServiceError('RATE_LIMITED',
+        `rate limit exceeded: this API key may read its usage and analytics ${this.o.readMax} times per ${this.windowS} s; retry in ${Math.ceil(res.msBeforeNext / 1000)} s`,
         { retryAfterS: res.msBeforeNext / 1000 });
     }
   }

@@ -23,7 +23,16 @@ export const ERRORS = {
 /** OpenAPI security requirement of routes that need a key. */
 export const SECURITY = [{ bearer: [] }];
 
-/** Route options of authenticated routes that do no model work (warm-up, usage). */
+/** Route options of authenticated routes that do no model work but start some (warm-up): a key, and 1 unit of its budget. */
 export const AUTHED = {
   config: { auth: true },
+} as const;
+
+/**
+ * Route options of a key reading its own account (usage, analytics): a key, but none of its
+ * billable budget (a key that has spent it can still read what it spent); such reads are
+ * counted in a read budget per key instead (RATE_LIMIT_READ_MAX).
+ */
+export const ACCOUNT_READ = {
+  config: { auth: true, accountRead: true },
 } as const;

@@ -87,6 +87,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** route needs `Authorization: Bearer <key>` */
     auth?: boolean;
+    /** an authenticated read of the key's own account: not charged to the key's billable budget (./schemas.ts ACCOUNT_READ) */
+    accountRead?: boolean;
     /** a model route: what admission checks before the handler */
     admission?: CapabilityAdmission;
   }

@@ -67,7 +67,7 @@ describe('docs/extending.md: adding a capability', () => {
     base = `http://127.0.0.1:${port}`;
     const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'services', 'main.ts')], {
       cwd: dir, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PORT: String(port), HEALTH_PORT: '0', DATA_DIR: join(dir, 'data'), MODEL_REPOSITORY: join(dir, 'models'), API_KEYS: KEY, LOG_LEVEL: 'info' },
+      env: { ...process.env, PORT: String(port), HEALTH_PORT: '0', DATA_DIR: join(dir, 'data'), MODEL_REPOSITORY: join(dir, 'models'), API_KEYS: KEY, LOG_LEVEL: 'info', RATE_LIMIT_READ_MAX: '1000000' },
     });
     let out = '';
     await new Promise<void>((resolve, reject) => {

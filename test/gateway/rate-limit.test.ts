@@ -42,6 +42,23 @@ describe('per-key budget over all routes, in billable units', () => {
     // another key has its own budget
     const other = await post(svc, '/v1/language-id', { text: 'hello there friend', model: 'lid-lite-608' }, { authorization: `Bearer ${KEY_B}` });
     expect(other.status).toBe(200);
+    // reading its own account is not billable work: the spent key still reads what it spent (issue 33, minor)
+    for (const url of ['/v1/usage', '/v1/analytics']) {
+      expect((await svc.gateway.app.inject({ method: 'GET', url, headers: AUTH })).statusCode, url).toBe(200);
+    }
+  });
+
+  it('counts reads of a key\'s own account in a read budget of their own (RATE_LIMIT_READ_MAX)', async () => {
+    const small = await startService({ RATE_LIMIT_READ_MAX: 2 });
+    try {
+      const statuses: number[] = [];
+      for (const url of ['/v1/usage', '/v1/analytics', '/v1/usage']) statuses.push((await small.gateway.app.inject({ method: 'GET', url, headers: AUTH })).statusCode);
+      expect(statuses).toEqual([200, 200, 429]);
+      const refused = await small.gateway.app.inject({ method: 'GET', url: '/v1/usage', headers: AUTH });
+      expect(refused.json().error).toMatch(/may read its usage and analytics 2 times per 60 s/);
+      // the billable budget is untouched
+      expect((await post(small, '/v1/warmup', null)).status).toBe(202);
+    } finally { await small.close(); }
   });
 
   it('refuses a request larger than the whole budget with 429 and says why', async () => {

@@ -29,7 +29,9 @@ export const TEST_REQUEST_TIMEOUT_MS = 600_000;
 export async function startService(overrides: Partial<Record<keyof Config, string | number>> = {}, opts: EmbeddedOptions = {}): Promise<Embedded> {
   const dir = mkdtempSync(join(tmpdir(), 'lmstream-test-'));
   const config = loadConfig({
-    DATA_DIR: dir, API_KEYS: `${KEY},${KEY_B}`, LOG_LEVEL: 'silent', WORKER_HEARTBEAT_MS: 200, REQUEST_TIMEOUT_MS: TEST_REQUEST_TIMEOUT_MS, ...overrides,
+    DATA_DIR: dir, API_KEYS: `${KEY},${KEY_B}`, LOG_LEVEL: 'silent', WORKER_HEARTBEAT_MS: 200, REQUEST_TIMEOUT_MS: TEST_REQUEST_TIMEOUT_MS,
+    // tests poll their own usage and analytics every 20 ms while they wait for an event
+    RATE_LIMIT_READ_MAX: 1_000_000, ...overrides,
   });
   return startEmbedded(config, { logger: pino({ level: config.LOG_LEVEL }), ...opts });
 }

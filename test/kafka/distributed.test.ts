@@ -55,7 +55,7 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
       KAFKA_FETCH_MAX_WAIT_MS: '20', KAFKA_SESSION_TIMEOUT_MS: '6000', WORKER_HEARTBEAT_MS: '500', HOST: '127.0.0.1',
       SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`, DATABASE_URL: postgres?.url ?? '',
       // no request of these tests may fail its deadline because the machine is busy
-      REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS),
+      REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS), RATE_LIMIT_READ_MAX: '1000000',
     };
     procs.push(await startProcess('registry', ['registry'], { ...env, SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }));
     const ports = [await freePort(), await freePort()];

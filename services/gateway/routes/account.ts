@@ -6,7 +6,7 @@ import { CAPABILITIES, capabilityOfSymbol, modelsOf, type Capability } from '../
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { BODY_LIMITS } from '../../route-kit/limits.ts';
-import { AUTHED, ERRORS, SECURITY } from '../../route-kit/schemas.ts';
+import { ACCOUNT_READ, AUTHED, ERRORS, SECURITY } from '../../route-kit/schemas.ts';
 
 /**
  * Services warmed when the body names none: question generation and language
@@ -55,7 +55,7 @@ export const accountRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
   });
 
   app.get('/v1/usage', {
-    ...AUTHED,
+    ...ACCOUNT_READ,
     schema: {
       tags: ['account'], summary: "Usage of the caller's key per capability, model and billing unit", security: SECURITY,
       querystring: { type: 'object', properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } } },

@@ -19,7 +19,7 @@ import { aggregate, defaultStep, DIMENSIONS, MAX_POINTS, MAX_RANGE_MS, STEPS, ty
 import { consumerLags } from '../../lib/consumer-lag.ts';
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { RouteDeps } from '../deps.ts';
-import { AUTHED, ERRORS, SECURITY } from '../../route-kit/schemas.ts';
+import { ACCOUNT_READ, ERRORS, SECURITY } from '../../route-kit/schemas.ts';
 
 const TIME = { type: 'string', pattern: '^(\\d{1,15}|\\d{4}-\\d{2}-\\d{2}T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))$', maxLength: 40 } as const;
 const FILTER = { type: 'string', maxLength: 256 } as const;
@@ -34,7 +34,7 @@ function timeOf(v: string, name: string): number {
 /** Route plugin. */
 export const analyticsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   app.get('/v1/analytics', {
-    ...AUTHED,
+    ...ACCOUNT_READ,
     schema: {
       tags: ['account'], summary: "Traffic, latency, errors and language mix over time (the caller's key; every key for an admin key)", security: SECURITY,
       querystring: {
@@ -74,7 +74,7 @@ export const analyticsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) 
   });
 
   app.get('/v1/analytics/pipeline', {
-    ...AUTHED,
+    ...ACCOUNT_READ,
     schema: {
       tags: ['account'], summary: 'Consumer lag of the pipeline\'s consumer groups and the live workers with their models (admin keys)', security: SECURITY,
       response: ERRORS,
