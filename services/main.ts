@@ -7,13 +7,15 @@
  * SHUTDOWN_GRACE_MS: the gateway stops taking requests and answers those in flight (503
  * after half the grace period), workers finish and commit their in-flight batches, and
  * the process exits when all is closed or, whatever still hangs (brokers that do not
- * answer), when the grace period ends (exit code 1).
+ * answer, an inference thread inside a native call), when the grace period ends
+ * (./shutdown.ts: SIGKILL of itself).
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { startHealthPort, type HealthSource } from './health/health.ts';
 import { VERSION } from './lib/version.ts';
 import { parseServices, startRuntime, type Runtime } from './runtime.ts';
+import { onShutdownSignals } from './shutdown.ts';
 
 const { values } = parseArgs({ options: { service: { type: 'string', multiple: true, default: [] } } });
 const config = loadConfig();
@@ -38,17 +40,4 @@ if (rt.gateway) await rt.gateway.app.listen({ port: config.PORT, host: config.HO
 source.started = true;
 rt.logger.info({ services, transport: config.TRANSPORT, healthPort: health?.port }, 'started');
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    if (!rt) process.exit(1);
-    const running = rt;
-    running.logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'shutting down');
-    setTimeout(() => {
-      running.logger.error({ graceMs: config.SHUTDOWN_GRACE_MS }, 'shutdown did not finish within the grace period; exiting now');
-      process.exit(1);
-    }, config.SHUTDOWN_GRACE_MS).unref();
-    running.close().then(() => process.exit(0), (err) => { running.logger.error({ err }, 'shutdown failed'); process.exit(1); });
-  });
-}
+onShutdownSignals({ graceMs: config.SHUTDOWN_GRACE_MS, logger: rt.logger, close: () => rt!.close(), onStop: () => { stopping = true; } });
