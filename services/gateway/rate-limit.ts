@@ -76,15 +76,8 @@ export class RateLimits {
    * @throws ServiceError RATE_LIMITED (429, with Retry-After) when the address's budget is spent
    */
   async chargeAddress(reply: FastifyReply, address: string): Promise<void> {
-    try {
-      this.headers(reply, this.o.anonMax, await this.anon.consume(address, 1));
-    } catch (res) {
-      if (!(res instanceof RateLimiterRes)) throw res;
-      this.headers(reply, this.o.anonMax, res);
-      throw new ServiceError('RATE_LIMITED',
-        `rate limit exceeded: at most ${this.o.anonMax} requests per ${this.windowS} s from one address without a valid API key; retry in ${Math.ceil(res.msBeforeNext / 1000)} s`,
-        { retryAfterS: res.msBeforeNext / 1000 });
-    }
+    await this.countOne(reply, this.anon, this.o.anonMax, address,
+      (retryS) => `rate limit exceeded: at most ${this.o.anonMax} requests per ${this.windowS} s from one address without a valid API key; retry in ${retryS} s`);
   }
 
   /**
@@ -92,14 +85,18 @@ export class RateLimits {
    * @throws ServiceError RATE_LIMITED (429, with Retry-After) when that budget is spent
    */
   async chargeRead(reply: FastifyReply, keyId: string): Promise<void> {
+    await this.countOne(reply, this.reads, this.o.readMax, keyId,
+      (retryS) => `rate limit exceeded: this API key may read its usage and analytics ${this.o.readMax} times per ${this.windowS} s; retry in ${retryS} s`);
+  }
+
+  /** Takes one request from `id`'s budget in `limiter` and sets the headers; @throws ServiceError RATE_LIMITED with `message(seconds to wait)` */
+  private async countOne(reply: FastifyReply, limiter: RateLimiterMemory, max: number, id: string, message: (retryS: number) => string): Promise<void> {
     try {
-      this.headers(reply, this.o.readMax, await this.reads.consume(keyId, 1));
+      this.headers(reply, max, await limiter.consume(id, 1));
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
-      this.headers(reply, this.o.readMax, res);
-      throw new ServiceError('RATE_LIMITED',
-        `rate limit exceeded: this API key may read its usage and analytics ${this.o.readMax} times per ${this.windowS} s; retry in ${Math.ceil(res.msBeforeNext / 1000)} s`,
-        { retryAfterS: res.msBeforeNext / 1000 });
+      this.headers(reply, max, res);
+      throw new ServiceError('RATE_LIMITED', message(Math.ceil(res.msBeforeNext / 1000)), { retryAfterS: res.msBeforeNext / 1000 });
     }
   }
 
