@@ -6,6 +6,7 @@
  * beyond that a request is answered 503 with `Retry-After`. A request whose client went
  * away has its waiting images dropped (the request's abort signal).
  */
+import { setMaxListeners } from 'node:events';
 import { Piscina } from 'piscina';
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { ImageOutcome, ImageTask } from './image-decode.ts';
@@ -50,6 +51,27 @@ export async function decodeImage(image: string, field = 'image', signal?: Abort
   }
   if (!out.ok) throw invalid(out.error);
   return Buffer.from(out.bytes.buffer, out.bytes.byteOffset, out.bytes.byteLength);
+}
+
+/**
+ * A signal for the images of one request, tied to the request's own signal by a single
+ * listener. piscina adds an abort listener per task to the signal it is given, so the 16
+ * images of an extraction batch on the request's signal set off Node's
+ * MaxListenersExceededWarning (more than 10 listeners on one signal); this signal allows
+ * as many as the request has images.
+ * @param request the request's signal (aborts when the client goes away)
+ * @param images how many images the request decodes
+ * @returns the signal to give {@link decodeImage}, and `release()`, which unties it from the
+ *   request's (call it once the images are decoded)
+ */
+export function imagesSignal(request: AbortSignal | undefined, images: number): { signal?: AbortSignal; release(): void } {
+  if (!request) return { signal: undefined, release: () => {} };
+  const own = new AbortController();
+  setMaxListeners(Math.max(10, images + 1), own.signal);
+  const abort = () => own.abort(request.reason);
+  if (request.aborted) abort();
+  else request.addEventListener('abort', abort, { once: true });
+  return { signal: own.signal, release: () => request.removeEventListener('abort', abort) };
 }
 
 /** Stops the image threads (tests, shutdown). */

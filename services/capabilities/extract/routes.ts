@@ -5,7 +5,7 @@
 import capability from './index.ts';
 import type { ExtractOutput, ExtractRequest } from '../../events/contract.ts';
 import { ServiceError, codeOf, invalid } from '../../lib/errors.ts';
-import { closeImageThreads, configureImageThreads, decodeImage } from './images.ts';
+import { closeImageThreads, configureImageThreads, decodeImage, imagesSignal } from './images.ts';
 import { imageTextError } from './image-text.ts';
 import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, itemValidator, outputOf, parseTemplate, type CapabilityRoutes } from '../../route-kit/index.ts';
 
@@ -118,17 +118,20 @@ export const extractRoutes: CapabilityRoutes = async (app, kit) => {
     const plan = req.admitted as DocumentPlan;
     const { results } = plan;
     const valid: Array<{ index: number; id: unknown; event: ExtractRequest }> = [];
-    const signal = kit.signal(req);
-    // the images of the valid documents decode in parallel in the image threads
-    await Promise.all(plan.valid.map(async (v) => {
-      try {
-        valid.push({ index: v.index, id: v.id, event: await toEvent(v.doc, v.template, model, `documents[${v.index}].`, signal) });
-      } catch (err) {
-        // only a refused image is the document's failure; anything else (overload, a bug) fails the request
-        if (!(err instanceof ServiceError) || err.status !== 400) throw err;
-        results[v.index] = failed(v.id, err.message);
-      }
-    }));
+    // the images of the valid documents decode in parallel in the image threads, on one
+    // signal of their own tied to the request's
+    const images = imagesSignal(kit.signal(req), plan.valid.length);
+    try {
+      await Promise.all(plan.valid.map(async (v) => {
+        try {
+          valid.push({ index: v.index, id: v.id, event: await toEvent(v.doc, v.template, model, `documents[${v.index}].`, images.signal) });
+        } catch (err) {
+          // only a refused image is the document's failure; anything else (overload, a bug) fails the request
+          if (!(err instanceof ServiceError) || err.status !== 400) throw err;
+          results[v.index] = failed(v.id, err.message);
+        }
+      }));
+    } finally { images.release(); }
     valid.sort((a, b) => a.index - b.index);
     let documents = 0;
     if (valid.length > 0) {

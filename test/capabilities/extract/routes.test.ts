@@ -87,4 +87,21 @@ describe('POST /v1/extract on a llama.cpp model', () => {
     expectShape({ total: 'number' }, r.body.results[1].data, r.body.results[1].confidence);
     expect(r.body.usage).toEqual({ documents: 1 });
   });
+
+  it('decodes the 16 images of a full batch without a listener per image on the request\'s signal (issue 33, minor: MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => { warnings.push(`${w.name}: ${w.message}`); };
+    process.on('warning', onWarning);
+    try {
+      const png = (await textImage(['TOTAL KES 1,250.00'])).toString('base64');
+      const r = await post(svc, '/v1/extract/batch', {
+        model: 'mist-extract-flash-1.0', documents: Array.from({ length: 16 }, (_, i) => ({ id: i, template: { total: 'number' }, image: png })),
+      });
+      expect(r.status).toBe(200);
+      expect(r.body.usage).toEqual({ documents: 16 });
+      // warnings are emitted on the next tick
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    } finally { process.off('warning', onWarning); }
+  });
 });
