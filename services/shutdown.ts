@@ -9,6 +9,9 @@
  */
 import type { Logger } from 'pino';
 
+/** Longest wait at the forced exit for the last log line to be written, ms. */
+export const FLUSH_MS = 250;
+
 /** What {@link onShutdownSignals} needs. */
 export interface ShutdownOptions {
   /** from the first signal to the forced exit, ms (SHUTDOWN_GRACE_MS) */
@@ -31,8 +34,10 @@ export function onShutdownSignals(o: ShutdownOptions): void {
       o.logger.info({ signal, graceMs: o.graceMs }, 'shutting down');
       setTimeout(() => {
         o.logger.error({ graceMs: o.graceMs }, 'shutdown did not finish within the grace period; exiting now');
-        o.logger.flush?.();
-        process.kill(process.pid, 'SIGKILL');
+        // the log line is written asynchronously: end once it is out, or 250 ms later at most
+        const kill = () => process.kill(process.pid, 'SIGKILL');
+        setTimeout(kill, FLUSH_MS);
+        o.logger.flush(kill);
       }, o.graceMs).unref();
       o.close().then(() => process.exit(0), (err) => { o.logger.error({ err }, 'shutdown failed'); process.exit(1); });
     });
