@@ -10,7 +10,7 @@ import pino from 'pino';
 import { BACKENDS, type Backend } from '../services/capabilities/index.ts';
 import { CapabilityWorker } from '../services/workers/worker.ts';
 import { H, topicsFor } from '../services/events/topics.ts';
-import { post, servicesClosedAfterEach, until } from './helpers/service.ts';
+import { UNTIL_MIN_MS, post, servicesClosedAfterEach, until } from './helpers/service.ts';
 import type { ConsumedMessage, Transport } from '../services/transport/types.ts';
 
 const service = servicesClosedAfterEach();
@@ -98,6 +98,34 @@ describe('pipeline', () => {
     await new Promise((res) => setTimeout(res, 300));
     expect(await svc.ledger.count()).toBe(1);
     expect(await svc.ledger.report({ keyId: 'bulk:job7' })).toMatchObject([{ model: 'lid-lite-608', unit: 'texts', quantity: 300, requests: 1 }]);
+  });
+
+  it("sets aside a bulk item's usage event that does not encode and bills the rest of its micro-batch (regression: the produce failed and the batch came back for ever)", async () => {
+    const svc = await service();
+    const topics = topicsFor('lmstream');
+    const stored = await tap(svc.transport, topics.usage);
+    const value = await svc.codec.encode('language-id/request', { text: TEXTS[0]!, model: 'lid-lite-608', mode: 'coverage', topK: 1, candidates: null, echoText: false });
+    // a bulk producer's item index that is not a number: its usage event's itemIndex (an Avro int) cannot be encoded
+    const event = (id: string, itemIndex: string) => ({ key: null, value, headers: {
+      [H.correlationId]: `${id}:0`, [H.replyTopic]: svc.gateway.correlator.replyTopic, [H.replyPartition]: '0', [H.requestId]: id, [H.itemIndex]: itemIndex, [H.keyId]: 'bulk:mixed',
+    } });
+    // far beyond what one tiny item takes on any machine; the bug answered neither, ever
+    const answered = ['bad', 'good'].map((id) => svc.gateway.correlator.expect(`${id}:0`, Date.now() + 120_000));
+    await svc.transport.producer().send(topics.requests('language-id'), [event('bad', 'not-a-number'), event('good', '5')]);
+    expect((await Promise.all(answered)).map((r) => (r.output as { language: string }).language)).toEqual(['deu', 'deu']);
+    const usage = async () => (await Promise.all(stored.map(async (m) => (await svc.codec.decode('common/usage', m.value)).events))).flat();
+    await until(async () => (await usage()).length === 1, UNTIL_MIN_MS, 'the good item billed');
+    expect(await usage()).toMatchObject([{ eventId: 'good:5', keyId: 'bulk:mixed', quantity: 1 }]);
+    const dead = svc.transport.read(topics.deadLetter('language-id'), 0, 0, 10);
+    expect(dead).toHaveLength(1);
+    expect(JSON.parse(dead[0]!.value.toString())).toMatchObject({ requestId: 'bad', keyId: 'bulk:mixed', quantity: 1 });
+    expect(dead[0]!.headers).toMatchObject({ [H.source]: topics.usage, error: expect.stringMatching(/usage event does not encode: .*itemIndex/) });
+    // the batch was committed: the worker goes on, and the set-aside event is not written again
+    const next = svc.gateway.correlator.expect('after:0', Date.now() + 120_000);
+    await svc.transport.producer().send(topics.requests('language-id'), [event('after', '6')]);
+    expect((await next).output).toBeDefined();
+    await until(async () => (await usage()).length === 2, UNTIL_MIN_MS, 'the next item billed');
+    expect(svc.transport.read(topics.deadLetter('language-id'), 0, 0, 10)).toHaveLength(1);
   });
 
   it('when a backlog dispatch crashes its thread, runs it again as micro-batches, then halves, and fails only the item that crashes alone (issue 17)', async () => {

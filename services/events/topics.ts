@@ -77,6 +77,11 @@ export const H = {
   queueMs: 'queue-ms',
   /** result events: ms the item's micro-batch ran */
   inferenceMs: 'inference-ms',
+  /**
+   * result events: items of the micro-batch that ran the item (of the micro-batches run in
+   * one hand-over, under a backlog); `inference-ms` / this is one item's share of the run
+   */
+  batchItems: 'batch-items',
 } as const;
 
 /**

@@ -29,6 +29,8 @@ interface Pending {
   timings: Array<ItemTiming | undefined> | undefined;
   /** slots not filled yet */
   remaining: number;
+  /** takes the queue wait of its first reply, then is dropped */
+  onWait: ((waitMs: number) => void) | undefined;
   resolve(r: ItemResult[]): void;
   reject(e: Error): void;
   timer: NodeJS.Timeout;
@@ -82,11 +84,15 @@ export class Correlator {
    *   headers (left undefined when it sent none): kept beside the slots, not per result
    *   object (filling a slot with a WeakMap set per item was 2.6 % of the main thread's
    *   samples on the embedded batch route)
+   * @param onWait called once, at the first reply that carries the worker's times, with the
+   *   event's queue wait in ms: its `queue-ms` (in the worker's micro-batch queue) plus the
+   *   part of its micro-batch's run that was not its own (`inference-ms` × (1 − 1 /
+   *   `batch-items`)) (services/gateway/load-shedding.ts)
    * @returns a result per item, in order, once all came; at the deadline, the items
    *   without a result get a DEADLINE_EXCEEDED (504) failure, and when none came it
    *   rejects with DEADLINE_EXCEEDED
    */
-  expectItems(correlationId: string, items: number, deadline: number, timings?: Array<ItemTiming | undefined>): Promise<ItemResult[]> {
+  expectItems(correlationId: string, items: number, deadline: number, timings?: Array<ItemTiming | undefined>, onWait?: (waitMs: number) => void): Promise<ItemResult[]> {
     return new Promise<ItemResult[]>((resolve, reject) => {
       const timer = setTimeout(() => {
         const p = this.pending.get(correlationId);
@@ -96,7 +102,7 @@ export class Correlator {
         if (!p || p.remaining === p.slots.length) { reject(new ServiceError('DEADLINE_EXCEEDED', error)); return; }
         resolve(Array.from(p.slots, (r) => r ?? failed('DEADLINE_EXCEEDED', error)));
       }, Math.max(0, deadline - Date.now()));
-      this.pending.set(correlationId, { slots: Array.from<ItemResult | undefined>({ length: items }), remaining: items, timings, resolve, reject, timer });
+      this.pending.set(correlationId, { slots: Array.from<ItemResult | undefined>({ length: items }), remaining: items, timings, onWait, resolve, reject, timer });
       pendingReplies.inc();
     });
   }
@@ -139,6 +145,15 @@ export class Correlator {
       const capability = msg.headers[H.capability] as Capability;
       const queueMs = msg.headers[H.queueMs], inferenceMs = msg.headers[H.inferenceMs];
       const timing = queueMs !== undefined && inferenceMs !== undefined ? { queueMs: Number(queueMs), inferenceMs: Number(inferenceMs) } : undefined;
+      if (p.onWait && timing) {
+        const onWait = p.onWait;
+        p.onWait = undefined;
+        // the worker's queue (before its micro-batch started) and, within the run, the
+        // waiting for the items batched with it: all but its own share of the run
+        const batch = Number(msg.headers[H.batchItems] ?? 1);
+        const others = Number.isFinite(timing.inferenceMs) && batch > 1 ? timing.inferenceMs * (1 - 1 / batch) : 0;
+        onWait(Math.max(0, (Number.isFinite(timing.queueMs) ? timing.queueMs : 0) + others));
+      }
       try {
         if (msg.headers[H.items] !== undefined) {
           for (const e of (await this.codec.decode(resultsSchemaOf(capability), msg.value)).items) this.fill(p, e.index, itemResult<unknown>(e.result), timing);

@@ -18,6 +18,7 @@ import { ServiceError, codeOf, modelNotInstalled } from '../lib/errors.ts';
 import type { Producer } from '../transport/types.ts';
 import type { ItemResult, SchemaValues } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
+import { unencodableEvents } from '../lib/metrics.ts';
 import type { Correlator, ItemTiming } from './correlator.ts';
 import { languageFields, statusOf } from '../events/outcomes.ts';
 import type { RequestEnd } from './request-end.ts';
@@ -73,14 +74,25 @@ export interface DispatchContext {
   nextItem: number;
 }
 
+/** Where the queue waits a dispatcher measures go (services/gateway/load-shedding.ts). */
+export interface QueueWaitSink {
+  /** the queue wait of a request's first request event, ms */
+  observeWait(capability: Capability, waitMs: number): void;
+}
+
 /** See the module comment. */
 export class Dispatcher {
+  /**
+   * @param waits gets the queue wait of each request's first event (the one run first; its
+   *   later events also wait behind their siblings, which is not overload)
+   */
   constructor(
     private readonly producer: Producer,
     private readonly codec: EventCodec,
     private readonly correlator: Correlator,
     private readonly liveWorkers: LiveWorkers,
     private readonly topics: Topics,
+    private readonly waits?: QueueWaitSink,
   ) {}
 
   /**
@@ -108,14 +120,14 @@ export class Dispatcher {
     const events: Array<{ first: number; count: number; correlationId: string; value: Buffer }> = [];
     for (let first = 0; first < inputs.length; first += ITEMS_PER_EVENT) {
       const items = inputs.slice(first, first + ITEMS_PER_EVENT);
-      const value = items.length === 1
-        ? await this.codec.encode(requestSchemaOf(capability), items[0]!)
-        : await this.codec.encode(requestsSchemaOf(capability), { items } as SchemaValues[ReturnType<typeof requestsSchemaOf>]);
+      const value = await this.encodeRequest(capability, items, ctx);
       events.push({ first, count: items.length, correlationId: `${ctx.requestId}:${base + first}`, value });
     }
     // the worker's times per item, for the outcome events
     const timings = ctx.outcomes ? events.map((e) => new Array<ItemTiming | undefined>(e.count)) : undefined;
-    const waits = events.map((e, k) => this.correlator.expectItems(e.correlationId, e.count, ctx.deadline, timings?.[k]));
+    const sink = this.waits;
+    const onWait = sink ? (ms: number) => sink.observeWait(capability, ms) : undefined;
+    const waits = events.map((e, k) => this.correlator.expectItems(e.correlationId, e.count, ctx.deadline, timings?.[k], k === 0 ? onWait : undefined));
     const messages = events.map((e) => ({
       // keyless: request events need no order, and the Kafka producer then puts a whole
       // linger window into one partition (sticky partitioning, KIP-480)
@@ -179,6 +191,25 @@ export class Dispatcher {
       }
     });
     return out;
+  }
+
+  /**
+   * The value of a request event: `<capability>/request` for one item, `/requests` for several.
+   * @throws ServiceError INTERNAL (500) when the schema cannot encode it (validated input
+   *   that the schema does not admit: a bug), counted and logged with the request id; only
+   *   this request fails
+   */
+  private async encodeRequest(capability: Capability, items: Array<SchemaValues[RequestSchema]>, ctx: DispatchContext): Promise<Buffer> {
+    const schema = items.length === 1 ? requestSchemaOf(capability) : requestsSchemaOf(capability);
+    try {
+      return items.length === 1
+        ? await this.codec.encode(requestSchemaOf(capability), items[0]!)
+        : await this.codec.encode(requestsSchemaOf(capability), { items } as SchemaValues[ReturnType<typeof requestsSchemaOf>]);
+    } catch (err) {
+      unencodableEvents.inc({ schema });
+      ctx.log.error({ err, requestId: ctx.requestId }, 'a request event that its schema cannot encode was not written');
+      throw new ServiceError('INTERNAL', 'the request could not be written as an event', { cause: err });
+    }
   }
 
   /** Tells the workers that nobody waits for the request's items any more (best effort). */

@@ -15,6 +15,7 @@ import { setImmediate } from 'node:timers/promises';
 import type client from 'prom-client';
 import type { Logger } from 'pino';
 import type { EventCodec, SchemaValues } from '../events/codec.ts';
+import { encodeEvents } from '../events/encodable.ts';
 import type { OutcomeEvent, UsageEvent } from '../events/contract.ts';
 import type { OutgoingMessage, Producer } from '../transport/types.ts';
 
@@ -136,22 +137,11 @@ export class EventRecorder<S extends RecordedSchema> {
    * counted and logged with its request id); null when none does.
    */
   private async encodable(list: Array<RecordedEvent<S>>): Promise<{ message: OutgoingMessage; events: Array<RecordedEvent<S>> } | null> {
-    try {
-      return { message: { key: null, value: await this.codec.encode(this.schema, this.messageOf(list)) }, events: list };
-    } catch {
-      const good: Array<RecordedEvent<S>> = [];
-      for (const e of list) {
-        try {
-          await this.codec.encode(this.schema, this.messageOf([e]));
-          good.push(e);
-        } catch (err) {
-          this.written.inc({ outcome: 'invalid' });
-          this.log.error({ err, requestId: e.requestId, keyId: e.keyId }, `an event (${this.what}) that its schema cannot encode was dropped`);
-        }
-      }
-      if (good.length === 0) return null;
-      return { message: { key: null, value: await this.codec.encode(this.schema, this.messageOf(good)) }, events: good };
-    }
+    const encoded = await encodeEvents(this.codec, this.schema, list, (l) => this.messageOf(l), (e, err) => {
+      this.written.inc({ outcome: 'invalid' });
+      this.log.error({ err, requestId: e.requestId, keyId: e.keyId }, `an event (${this.what}) that its schema cannot encode was dropped`);
+    });
+    return encoded && { message: { key: null, value: encoded.value }, events: encoded.events };
   }
 
   /** Writes everything buffered (one more try for a failed write); for shutdown. */

@@ -53,7 +53,7 @@ export const ledgerWrites = new client.Counter({
 });
 
 /** What a gateway holds now: items per capability and body bytes (read when /metrics is scraped). */
-export interface GatewayLoad { items: Record<string, number>; bodyBytes: number; }
+export interface GatewayLoad { items: Record<string, number>; limits: Record<string, number>; bodyBytes: number; }
 let gatewayLoad: (() => GatewayLoad) | undefined;
 
 /** Names where the gateway's load gauges read from (the gateway of this process). */
@@ -65,15 +65,32 @@ export const inflightItems = new client.Gauge({
   collect() { const load = gatewayLoad?.(); if (load) for (const [capability, n] of Object.entries(load.items)) this.set({ capability }, n); },
 });
 
+/** A gateway's in-flight limit now, by capability (adaptive, at most its ceiling: services/gateway/load-shedding.ts); set on scrape. */
+export const inflightLimit = new client.Gauge({
+  name: 'lmstream_gateway_inflight_limit_items', help: 'items this gateway admits now per capability (adaptive by queue wait, at most MAX_INFLIGHT_ITEMS)', labelNames: ['capability'] as const, registers: [metricsRegistry],
+  collect() { const load = gatewayLoad?.(); if (load) for (const [capability, n] of Object.entries(load.limits)) this.set({ capability }, n); },
+});
+
+/** Queue wait of request events as a gateway measures it (services/gateway/load-shedding.ts), seconds. */
+export const queueWait = new client.Histogram({
+  name: 'lmstream_gateway_queue_wait_seconds', help: 'time from writing a request event to its first result, less the time its micro-batch ran',
+  labelNames: ['capability'] as const, buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [metricsRegistry],
+});
+
 /** Bytes of request bodies a gateway holds (services/gateway/body-budget.ts); set on scrape. */
 export const inflightBodyBytes = new client.Gauge({
   name: 'lmstream_gateway_inflight_body_bytes', help: 'declared bytes of request bodies being read or held', registers: [metricsRegistry],
   collect() { const load = gatewayLoad?.(); if (load) this.set(load.bodyBytes); },
 });
 
+/** Events a producer could not encode with their schema, set aside or dropped alone (services/events/encodable.ts). */
+export const unencodableEvents = new client.Counter({
+  name: 'lmstream_unencodable_events_total', help: 'events their schema could not encode, left out of their message (usage: to the dead-letter topic; others: dropped)', labelNames: ['schema'] as const, registers: [metricsRegistry],
+});
+
 /** Requests refused 503 by load shedding, by reason (a capability, or body-bytes). */
 export const shedRequests = new client.Counter({
-  name: 'lmstream_shed_requests_total', help: 'requests refused because this gateway was at its in-flight limit', labelNames: ['reason'] as const, registers: [metricsRegistry],
+  name: 'lmstream_shed_requests_total', help: 'requests refused 503 because this gateway was at its in-flight limit (adaptive by queue wait) or body budget', labelNames: ['reason'] as const, registers: [metricsRegistry],
 });
 
 /** Items workers skipped because the client that asked for them went away. */

@@ -3,7 +3,12 @@
  * request named (with the item's queue and inference times in headers; the items of one
  * several-item request event together in one `<capability>/results` event), and, for the
  * items nobody bills at delivery (bulk producers; header `billing`), usage events and
- * outcome events (schemas/common/outcome.avsc), all in one produce call.
+ * outcome events (schemas/common/outcome.avsc), all in one produce call. An event that its
+ * schema cannot encode never fails the others (issue 33 A: the produce failed, so the
+ * consumed batch was delivered again, for ever): a result that does not encode is
+ * answered INFERENCE_FAILED instead, a usage event is set aside in the capability's
+ * dead-letter topic (as JSON, header `error`), an outcome event is dropped; each is
+ * counted (`lmstream_unencodable_events_total`) and logged once with its request id.
  */
 import { resultSchemaOf, resultsSchemaOf, usageFieldsOf, usageQuantity, type Capability } from '../capabilities/index.ts';
 import type { EventCodec, RequestSchema, ResultSchema, ResultsSchema } from '../events/codec.ts';
@@ -13,6 +18,9 @@ import { failed } from '../events/results.ts';
 import { H } from '../events/topics.ts';
 import type { ErrorCode } from '../lib/errors.ts';
 import type { ConsumedMessage, OutgoingMessage, Producer } from '../transport/types.ts';
+import type { Logger } from 'pino';
+import { encodeEvents } from '../events/encodable.ts';
+import { unencodableEvents } from '../lib/metrics.ts';
 
 /**
  * An item a worker took from its request topic: the event, its decoded value, its
@@ -32,6 +40,9 @@ export function foldsUsage(msg: ConsumedMessage): boolean {
 
 /** When an item's micro-batch started (ms since the epoch) and how long it ran (ms). */
 export interface RunTiming { startedAt: number; inferenceMs: number; }
+
+/** A result's times in the worker: ms queued there, ms its micro-batch ran, and that micro-batch's items. */
+interface ResultTimes { queueMs: number; inferenceMs: number; batchItems: number; }
 
 /** Messages for several topics. */
 export type TopicMessages = Array<{ topic: string; m: OutgoingMessage }>;
@@ -78,15 +89,47 @@ export class ResultPublisher {
   private readonly resultSchema: ResultSchema;
   private readonly resultsSchema: ResultsSchema;
 
-  /** @param outcomesTopic where outcome events of bulk items go (none: not written) */
-  constructor(private readonly capability: Capability, private readonly codec: EventCodec, private readonly producer: Producer, private readonly usageTopic: string, private readonly outcomesTopic?: string) {
+  /**
+   * @param outcomesTopic where outcome events of bulk items go (none: not written)
+   * @param setAside where usage events that do not encode go (the capability's dead-letter topic), and the log
+   */
+  constructor(
+    private readonly capability: Capability, private readonly codec: EventCodec, private readonly producer: Producer, private readonly usageTopic: string,
+    private readonly outcomesTopic?: string, private readonly setAside?: { deadLetterTopic: string; log: Logger },
+  ) {
     this.resultSchema = resultSchemaOf(capability);
     this.resultsSchema = resultsSchemaOf(capability);
   }
 
+  /** Notes an event its schema could not encode: counted by the caller, logged here once. */
+  private unencodable(what: string, requestId: string | undefined, err: unknown): void {
+    this.setAside?.log.error({ err, requestId, capability: this.capability }, `${what} that its schema cannot encode was left out`);
+  }
+
+  /** The dead-letter copy of a usage event that does not encode: its JSON, and why. */
+  private usageDeadLetter(event: UsageEvent, err: unknown): TopicMessages {
+    this.unencodable('a usage event', event.requestId, err);
+    if (!this.setAside) return [];
+    return [{
+      topic: this.setAside.deadLetterTopic,
+      m: { key: event.keyId, value: Buffer.from(JSON.stringify(event)), headers: { [H.error]: `usage event does not encode: ${(err as Error).message}`.slice(0, 2000), [H.source]: this.usageTopic, [H.capability]: this.capability } },
+    }];
+  }
+
+  /** The value of a result, or of an INFERENCE_FAILED failure when the result does not encode. */
+  private async resultValue(msg: ConsumedMessage, result: ItemResult): Promise<Buffer> {
+    try {
+      return await this.codec.encode(this.resultSchema, result as SchemaValues[ResultSchema]);
+    } catch (err) {
+      unencodableEvents.inc({ schema: this.resultSchema });
+      this.unencodable('a result', requestOf(msg).requestId, err);
+      return this.codec.encode(this.resultSchema, failed('INFERENCE_FAILED', `the result does not match schema ${this.resultSchema}`) as SchemaValues[ResultSchema]);
+    }
+  }
+
   /** The result event of an item, for the reply topic its request named. */
-  async resultMessage(msg: ConsumedMessage, result: ItemResult, timing?: { queueMs: number; inferenceMs: number }): Promise<OutgoingMessage> {
-    return this.reply(msg, await this.codec.encode(this.resultSchema, result as SchemaValues[ResultSchema]), timing);
+  async resultMessage(msg: ConsumedMessage, result: ItemResult, timing?: ResultTimes): Promise<OutgoingMessage> {
+    return this.reply(msg, await this.resultValue(msg, result), timing);
   }
 
   /**
@@ -94,14 +137,31 @@ export class ResultPublisher {
    * header `items` as the request's), for the reply topic it named.
    * @param entries each item's position in the request event and its result
    */
-  async resultsMessage(msg: ConsumedMessage, entries: Array<{ index: number; result: ItemResult }>, timing?: { queueMs: number; inferenceMs: number }): Promise<OutgoingMessage> {
-    const value = await this.codec.encode(this.resultsSchema, { items: entries } as SchemaValues[ResultsSchema]);
+  async resultsMessage(msg: ConsumedMessage, entries: Array<{ index: number; result: ItemResult }>, timing?: ResultTimes): Promise<OutgoingMessage> {
+    let value: Buffer;
+    try {
+      value = await this.codec.encode(this.resultsSchema, { items: entries } as SchemaValues[ResultsSchema]);
+    } catch {
+      // each entry that does not encode alone is answered INFERENCE_FAILED
+      const fixed: typeof entries = [];
+      for (const e of entries) {
+        try {
+          await this.codec.encode(this.resultsSchema, { items: [e] } as SchemaValues[ResultsSchema]);
+          fixed.push(e);
+        } catch (err) {
+          unencodableEvents.inc({ schema: this.resultsSchema });
+          this.unencodable('a result', requestOf(msg).requestId, err);
+          fixed.push({ index: e.index, result: failed('INFERENCE_FAILED', `the result does not match schema ${this.resultsSchema}`) });
+        }
+      }
+      value = await this.codec.encode(this.resultsSchema, { items: fixed } as SchemaValues[ResultsSchema]);
+    }
     const m = this.reply(msg, value, timing);
     m.headers![H.items] = msg.headers[H.items] ?? String(entries.length);
     return m;
   }
 
-  private reply(msg: ConsumedMessage, value: Buffer, timing?: { queueMs: number; inferenceMs: number }): OutgoingMessage {
+  private reply(msg: ConsumedMessage, value: Buffer, timing?: ResultTimes): OutgoingMessage {
     const h = msg.headers;
     return {
       partition: h[H.replyPartition] !== undefined ? Number(h[H.replyPartition]) : undefined,
@@ -115,7 +175,7 @@ export class ResultPublisher {
         [H.correlationId]: h[H.correlationId] ?? '', [H.capability]: this.capability,
         ...(h[H.requestId] !== undefined ? { [H.requestId]: h[H.requestId]! } : {}),
         ...(h[H.itemIndex] !== undefined ? { [H.itemIndex]: h[H.itemIndex]! } : {}),
-        ...(timing ? { [H.queueMs]: String(timing.queueMs), [H.inferenceMs]: String(timing.inferenceMs) } : {}),
+        ...(timing ? { [H.queueMs]: String(timing.queueMs), [H.inferenceMs]: String(timing.inferenceMs), [H.batchItems]: String(timing.batchItems) } : {}),
       },
     };
   }
@@ -143,12 +203,12 @@ export class ResultPublisher {
     const usage = new Map<string, UsageEvent[]>();
     const outcomes = new Map<string, OutcomeEvent[]>();
     // the results of a several-item request event's items, together (its items were taken at once: one queue time)
-    const grouped = new Map<ConsumedMessage, { entries: Array<{ index: number; result: ItemResult }>; times?: { queueMs: number; inferenceMs: number } }>();
+    const grouped = new Map<ConsumedMessage, { entries: Array<{ index: number; result: ItemResult }>; times?: ResultTimes }>();
     const now = Date.now();
     for (const [i, item] of items.entries()) {
       const r = results[i]!;
       const h = item.msg.headers;
-      const times = timing ? { queueMs: Math.max(0, timing.startedAt - (item.takenAt ?? timing.startedAt)), inferenceMs: timing.inferenceMs } : undefined;
+      const times = timing ? { queueMs: Math.max(0, timing.startedAt - (item.takenAt ?? timing.startedAt)), inferenceMs: timing.inferenceMs, batchItems: items.length } : undefined;
       if (h[H.replyTopic]) {
         if (item.index === undefined) entries.push({ topic: h[H.replyTopic]!, m: await this.resultMessage(item.msg, r, times) });
         else {
@@ -182,10 +242,14 @@ export class ResultPublisher {
     }
     for (const [msg, g] of grouped) entries.push({ topic: msg.headers[H.replyTopic]!, m: await this.resultsMessage(msg, g.entries, g.times) });
     for (const [keyId, events] of usage) {
-      entries.push({ topic: this.usageTopic, m: { key: keyId, value: await this.codec.encode('common/usage', { events }) } });
+      const set: TopicMessages = [];
+      const encoded = await encodeEvents(this.codec, 'common/usage', events, (l) => ({ events: l }), (e, err) => set.push(...this.usageDeadLetter(e, err)));
+      if (encoded) entries.push({ topic: this.usageTopic, m: { key: keyId, value: encoded.value } });
+      entries.push(...set);
     }
     for (const events of outcomes.values()) {
-      entries.push({ topic: this.outcomesTopic!, m: { key: null, value: await this.codec.encode('common/outcome', outcomeMessage(events)) } });
+      const encoded = await encodeEvents(this.codec, 'common/outcome', events, outcomeMessage, (e, err) => this.unencodable('an outcome event', e.requestId, err));
+      if (encoded) entries.push({ topic: this.outcomesTopic!, m: { key: null, value: encoded.value } });
     }
     if (entries.length > 0) await this.producer.sendBatch(groupByTopic(entries));
   }
@@ -205,7 +269,10 @@ export class ResultPublisher {
   async publishEventUsage(msg: ConsumedMessage, inputs: Array<{ model: string }>, results: ItemResult[]): Promise<void> {
     const events = foldEventUsage(this.capability, msg, inputs, results, Date.now());
     if (events.length === 0) return;
-    await this.producer.send(this.usageTopic, [{ key: events[0]!.keyId, value: await this.codec.encode('common/usage', { events }) }]);
+    const entries: TopicMessages = [];
+    const encoded = await encodeEvents(this.codec, 'common/usage', events, (l) => ({ events: l }), (e, err) => entries.push(...this.usageDeadLetter(e, err)));
+    if (encoded) entries.push({ topic: this.usageTopic, m: { key: events[0]!.keyId, value: encoded.value } });
+    if (entries.length > 0) await this.producer.sendBatch(groupByTopic(entries));
   }
 }
 

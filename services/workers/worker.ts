@@ -77,7 +77,7 @@ export class CapabilityWorker {
     this.repo = new ModelRepository(this.settings.modelRepository);
     this.producer = opts.transport.producer();
     this.log = opts.logger.child({ service: `worker:${opts.capability}`, instance: this.instanceId });
-    this.publisher = new ResultPublisher(opts.capability, opts.codec, this.producer, this.topics.usage, this.settings.outcomeEvents ? this.topics.outcomes : undefined);
+    this.publisher = new ResultPublisher(opts.capability, opts.codec, this.producer, this.topics.usage, this.settings.outcomeEvents ? this.topics.outcomes : undefined, { deadLetterTopic: this.topics.deadLetter(opts.capability), log: this.log });
     this.cancellations = new Cancellations(opts.codec);
     // an item already running whose request is cancelled is flagged; engines whose items
     // take seconds (the generative ones) stop it and free its sequence
