@@ -9,7 +9,7 @@
 import type { SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { parseInflightItems } from './gateway/load-shedding.ts';
+import { parseInflightItems, parseQueueTargets } from './gateway/load-shedding.ts';
 import type { GatewaySettings } from './gateway/options.ts';
 import { KafkaTransport, type KafkaTransportOptions } from './transport/kafka/index.ts';
 import { MemoryTransport } from './transport/memory.ts';
@@ -34,14 +34,14 @@ export function batchPolicyOf(c: Config): Partial<BatchPolicy> {
 
 /**
  * A gateway's settings from the configuration.
- * @throws Error when MAX_INFLIGHT_ITEMS names an unknown capability or a bad number
+ * @throws Error when MAX_INFLIGHT_ITEMS or QUEUE_TARGET_MS names an unknown capability or a bad number
  */
 export function gatewaySettingsOf(c: Config): GatewaySettings {
   return {
     topicPrefix: c.TOPIC_PREFIX, requestTimeoutMs: c.REQUEST_TIMEOUT_MS, shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
     workerHeartbeatMs: c.WORKER_HEARTBEAT_MS, bodyTimeoutMs: c.BODY_TIMEOUT_MS, trustProxy: c.TRUST_PROXY, logRequests: c.LOG_REQUESTS, outcomeEvents: c.OUTCOME_EVENTS,
     rateLimitMax: c.RATE_LIMIT_MAX, rateLimitWindowMs: c.RATE_LIMIT_WINDOW_MS, rateLimitAnonMax: c.RATE_LIMIT_ANON_MAX, rateLimitReadMax: c.RATE_LIMIT_READ_MAX,
-    maxInflightBodyBytes: c.MAX_INFLIGHT_BODY_BYTES, maxInflightItems: parseInflightItems(c.MAX_INFLIGHT_ITEMS),
+    maxInflightBodyBytes: c.MAX_INFLIGHT_BODY_BYTES, maxInflightItems: parseInflightItems(c.MAX_INFLIGHT_ITEMS), queueTargetMs: parseQueueTargets(c.QUEUE_TARGET_MS),
     metricsToken: c.METRICS_TOKEN, imageThreads: c.IMAGE_THREADS,
   };
 }

@@ -47,6 +47,7 @@ const schema = {
     BODY_TIMEOUT_MS: envProperty(G, 'bodyTimeoutMs'),
     MAX_INFLIGHT_BODY_BYTES: envProperty(G, 'maxInflightBodyBytes'),
     MAX_INFLIGHT_ITEMS: { type: 'string', default: '', pattern: '^([a-z-]+=\\d+)?(,[a-z-]+=\\d+)*$' },
+    QUEUE_TARGET_MS: { type: 'string', default: '', pattern: '^([a-z-]+=\\d+)?(,[a-z-]+=\\d+)*$' },
     SHUTDOWN_GRACE_MS: envProperty(G, 'shutdownGraceMs'),
     HEALTH_PORT: { type: 'integer', default: 0, minimum: 0, maximum: 65535 },
     LIVENESS_STALL_MS: { type: 'integer', default: 10000, minimum: 1000 },
@@ -130,6 +131,8 @@ export interface Config {
   MAX_INFLIGHT_BODY_BYTES: number;
   /** items a gateway has in flight per capability, `capability=N,...` over the defaults (services/gateway/load-shedding.ts); 503 beyond */
   MAX_INFLIGHT_ITEMS: string;
+  /** queue wait tolerated per capability, ms, `capability=ms,...` over the defaults; the in-flight limit adapts to it (services/gateway/load-shedding.ts) */
+  QUEUE_TARGET_MS: string;
   /** longest time from SIGTERM/SIGINT to exit, ms */
   SHUTDOWN_GRACE_MS: number;
   /** port of the health thread's /health and /ready (services/health); 0 = none */

@@ -27,6 +27,9 @@ if (config.TRANSPORT === 'memory' && (values.service?.length ?? 0) > 0) {
 let stopping = false;
 let rt: Runtime | undefined;
 // the health port answers liveness from the start, and readiness once everything started
+/** Connections the kernel may hold completed before the gateway accepts them. */
+const LISTEN_BACKLOG = 4096;
+
 const source: HealthSource = {
   started: false,
   draining: () => stopping,
@@ -36,7 +39,10 @@ const health = config.HEALTH_PORT > 0
   ? await startHealthPort({ port: config.HEALTH_PORT, host: config.HOST, stallMs: config.LIVENESS_STALL_MS, version: VERSION, source })
   : undefined;
 rt = await startRuntime(config, { services });
-if (rt.gateway) await rt.gateway.app.listen({ port: config.PORT, host: config.HOST });
+// the accept queue: Node's default of 511 overflowed when 1,024 clients connected at once
+// while the loop was busy, and each dropped SYN cost its client 1 s, then 3 s (TCP's
+// retransmission timeout); the kernel caps it at net.core.somaxconn
+if (rt.gateway) await rt.gateway.app.listen({ port: config.PORT, host: config.HOST, backlog: LISTEN_BACKLOG });
 source.started = true;
 rt.logger.info({ services, transport: config.TRANSPORT, healthPort: health?.port }, 'started');
 

@@ -40,6 +40,11 @@ export interface CapabilityModule<N extends string = string> {
   /** default items in flight per gateway before 503 OVERLOADED (MAX_INFLIGHT_ITEMS overrides) */
   maxInflightItems: number;
   /**
+   * queue wait tolerated, ms (QUEUE_TARGET_MS overrides): while items wait longer, a
+   * gateway admits fewer of them (services/gateway/load-shedding.ts)
+   */
+  queueTargetMs: number;
+  /**
    * its route plugins (current and legacy), loaded when the gateway is built; the gateway
    * registers each with the module's RouteKit as its options (services/route-kit/types.ts)
    */

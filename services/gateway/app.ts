@@ -28,7 +28,7 @@ import { registerDelivery } from './delivery.ts';
 import { registerJsonParser } from './json-body.ts';
 import { BODY_LIMITS } from '../route-kit/limits.ts';
 import { capabilityKit } from './capability-kit.ts';
-import { DEFAULT_INFLIGHT_ITEMS, InflightItems } from './load-shedding.ts';
+import type { InflightItems } from './load-shedding.ts';
 import { RateLimits } from './rate-limit.ts';
 import { UsageRecorder } from './usage-recorder.ts';
 import { OutcomeRecorder } from './outcome-recorder.ts';
@@ -40,6 +40,8 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 /** Options of {@link build}. */
 export interface BuildOptions extends Omit<RouteDeps, 'state'> {
   keys: KeyStore;
+  /** the in-flight limits, fed queue waits by the dispatcher (services/gateway/index.ts) */
+  inflight: InflightItems;
   logger: Logger;
 }
 
@@ -70,7 +72,7 @@ function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, s
 
 /**
  * Builds the gateway app (not listening).
- * @throws Error when a plugin fails to register or MAX_INFLIGHT_ITEMS is malformed
+ * @throws Error when a plugin fails to register
  */
 export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   const { settings } = opts;
@@ -97,13 +99,17 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   const limits = new RateLimits({ keyMax: settings.rateLimitMax, anonMax: settings.rateLimitAnonMax, readMax: settings.rateLimitReadMax, windowMs: settings.rateLimitWindowMs });
   const state: GatewayState = {
     draining: false,
-    inflight: new InflightItems({ ...DEFAULT_INFLIGHT_ITEMS, ...settings.maxInflightItems } as typeof DEFAULT_INFLIGHT_ITEMS),
+    inflight: opts.inflight,
     bodies: new BodyBudget(settings.maxInflightBodyBytes),
     recorder: new UsageRecorder(opts.producer, opts.codec, opts.topics.usage, opts.logger.child({ service: 'gateway', component: 'usage' })),
     outcomes: new OutcomeRecorder(opts.producer, opts.codec, opts.topics.outcomes, opts.logger.child({ service: 'gateway', component: 'outcomes' })),
   };
   app.decorate('gatewayState', state);
-  reportGatewayLoad(() => ({ items: Object.fromEntries(CAPABILITIES.map((c) => [c, state.inflight.inFlight(c)])), bodyBytes: state.bodies.inFlight }));
+  reportGatewayLoad(() => ({
+    items: Object.fromEntries(CAPABILITIES.map((c) => [c, state.inflight.inFlight(c)])),
+    limits: Object.fromEntries(CAPABILITIES.map((c) => [c, state.inflight.limit(c)])),
+    bodyBytes: state.bodies.inFlight,
+  }));
   app.addHook('onClose', async () => { await Promise.all([state.recorder.close(), state.outcomes.close()]); });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {

@@ -1,6 +1,7 @@
 /**
  * Starts a gateway instance: its reply topic and correlator, its view of the live workers,
- * the dispatcher and the HTTP app.
+ * its in-flight limits (fed the queue waits the dispatcher measures), the dispatcher and
+ * the HTTP app.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +14,7 @@ import { gatewaySettings, type GatewayOptions } from './options.ts';
 import { Correlator } from './correlator.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { LiveWorkers } from './live-workers.ts';
+import { DEFAULT_INFLIGHT_ITEMS, DEFAULT_QUEUE_TARGET_MS, InflightItems } from './load-shedding.ts';
 import { VERSION } from '../lib/version.ts';
 
 /** A running gateway (not listening yet: call `app.listen`). */
@@ -47,9 +49,13 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   // both consumer groups join at once (each join waits for the group coordinator)
   await Promise.all([correlator.start(), liveWorkers.start(), o.transport.ensureTopics([{ name: topics.cancellations, partitions: 1, retentionMs: 600_000 }])]);
   const producer = o.transport.producer();
-  const dispatcher = new Dispatcher(producer, o.codec, correlator, liveWorkers, topics);
+  const inflight = new InflightItems(
+    { ...DEFAULT_INFLIGHT_ITEMS, ...settings.maxInflightItems } as typeof DEFAULT_INFLIGHT_ITEMS,
+    { ...DEFAULT_QUEUE_TARGET_MS, ...settings.queueTargetMs } as typeof DEFAULT_QUEUE_TARGET_MS,
+  );
+  const dispatcher = new Dispatcher(producer, o.codec, correlator, liveWorkers, topics, inflight);
   const app = await build({
-    settings, codec: o.codec, topics, producer, dispatcher, liveWorkers, ledger: o.ledger, analytics: o.analytics, version: VERSION,
+    settings, inflight, codec: o.codec, topics, producer, dispatcher, liveWorkers, ledger: o.ledger, analytics: o.analytics, version: VERSION,
     transport: o.transportName, keys: o.keys, logger: o.logger,
     billingLag: () => o.transport.consumerLag(billingGroup(settings.topicPrefix), topics.usage),
   });

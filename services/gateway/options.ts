@@ -43,6 +43,8 @@ export interface GatewaySettings {
   maxInflightBodyBytes: number;
   /** items in flight per capability over the capability modules' defaults; 503 beyond (MAX_INFLIGHT_ITEMS) */
   maxInflightItems: Partial<Record<string, number>>;
+  /** queue wait tolerated per capability, ms, over the capability modules' defaults; the in-flight limit shrinks while items wait longer (QUEUE_TARGET_MS) */
+  queueTargetMs: Partial<Record<string, number>>;
   /** bearer token of GET /metrics; '' = /metrics answers 403 (METRICS_TOKEN) */
   metricsToken: string;
   /** threads that check and decode extraction images (IMAGE_THREADS) */
@@ -68,6 +70,9 @@ export const GATEWAY_SETTINGS_SCHEMA: SettingsSchema = {
     rateLimitReadMax: { type: 'integer', default: 600, minimum: 1 },
     maxInflightBodyBytes: { type: 'integer', default: 268_435_456, minimum: 1_048_576 },
     maxInflightItems: {
+      type: 'object', default: {}, propertyNames: { enum: [...CAPABILITIES] }, additionalProperties: { type: 'integer', minimum: 1 },
+    },
+    queueTargetMs: {
       type: 'object', default: {}, propertyNames: { enum: [...CAPABILITIES] }, additionalProperties: { type: 'integer', minimum: 1 },
     },
     metricsToken: { type: 'string', default: '' },

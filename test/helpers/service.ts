@@ -25,11 +25,18 @@ export const AUTH = { authorization: `Bearer ${KEY}` };
  */
 export const TEST_REQUEST_TIMEOUT_MS = 600_000;
 
-/** Starts a service; `overrides` win over the environment (and over {@link TEST_REQUEST_TIMEOUT_MS}). */
+/**
+ * Queue-wait targets of test services (QUEUE_TARGET_MS): 10 minutes for every capability, so
+ * that no request of a test is shed because the machine is busy or a test holds items in a
+ * slow worker on purpose; the tests of load shedding set their own.
+ */
+export const TEST_QUEUE_TARGETS = 'language-id=600000,diacritize=600000,decide=600000,questions=600000,extract=600000';
+
+/** Starts a service; `overrides` win over the environment (and over {@link TEST_REQUEST_TIMEOUT_MS}, {@link TEST_QUEUE_TARGETS}). */
 export async function startService(overrides: Partial<Record<keyof Config, string | number>> = {}, opts: EmbeddedOptions = {}): Promise<Embedded> {
   const dir = mkdtempSync(join(tmpdir(), 'lmstream-test-'));
   const config = loadConfig({
-    DATA_DIR: dir, API_KEYS: `${KEY},${KEY_B}`, LOG_LEVEL: 'silent', WORKER_HEARTBEAT_MS: 200, REQUEST_TIMEOUT_MS: TEST_REQUEST_TIMEOUT_MS,
+    DATA_DIR: dir, API_KEYS: `${KEY},${KEY_B}`, LOG_LEVEL: 'silent', WORKER_HEARTBEAT_MS: 200, REQUEST_TIMEOUT_MS: TEST_REQUEST_TIMEOUT_MS, QUEUE_TARGET_MS: TEST_QUEUE_TARGETS,
     // tests poll their own usage and analytics every 20 ms while they wait for an event
     RATE_LIMIT_READ_MAX: 1_000_000, ...overrides,
   });

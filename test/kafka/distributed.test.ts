@@ -15,7 +15,7 @@ import { H, topicsFor } from '../../services/events/topics.ts';
 import { kafkaAvailable, startKafka, type TestKafka } from '../helpers/kafka.ts';
 import { postgresBin, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { freePort, startProcess, type ServiceProcess } from '../helpers/processes.ts';
-import { TEST_REQUEST_TIMEOUT_MS, until } from '../helpers/service.ts';
+import { TEST_QUEUE_TARGETS, TEST_REQUEST_TIMEOUT_MS, until } from '../helpers/service.ts';
 import { repositoryWith, useTinyWeights } from '../helpers/llm.ts';
 
 const available = kafkaAvailable();
@@ -54,8 +54,9 @@ describe.skipIf(!available)('distributed mode over Kafka', () => {
       TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: prefix, DATA_DIR: dataDir, API_KEYS: `${KEY},${KEY_2}`, API_ADMIN_KEYS: ADMIN, LOG_LEVEL: 'debug',
       KAFKA_FETCH_MAX_WAIT_MS: '20', KAFKA_SESSION_TIMEOUT_MS: '6000', WORKER_HEARTBEAT_MS: '500', HOST: '127.0.0.1',
       SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`, DATABASE_URL: postgres?.url ?? '',
-      // no request of these tests may fail its deadline because the machine is busy
-      REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS), RATE_LIMIT_READ_MAX: '1000000',
+      // no request of these tests may fail its deadline or be shed because the machine is
+      // busy or the slow worker holds its items
+      REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS), QUEUE_TARGET_MS: TEST_QUEUE_TARGETS, RATE_LIMIT_READ_MAX: '1000000',
     };
     procs.push(await startProcess('registry', ['registry'], { ...env, SCHEMA_REGISTRY_URL: '', SCHEMA_REGISTRY_PORT: String(regPort) }));
     const ports = [await freePort(), await freePort()];
@@ -238,7 +239,7 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
     env = {
       TRANSPORT: 'kafka', KAFKA_BROKERS: kafka.brokers, TOPIC_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn',
       KAFKA_FETCH_MAX_WAIT_MS: '20', KAFKA_SESSION_TIMEOUT_MS: '6000', HOST: '127.0.0.1', SCHEMA_REGISTRY_URL: `http://127.0.0.1:${regPort}`,
-      MODEL_WEIGHTS_DIR: weights, MODEL_REPOSITORY: repo, REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS),
+      MODEL_WEIGHTS_DIR: weights, MODEL_REPOSITORY: repo, REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS), QUEUE_TARGET_MS: TEST_QUEUE_TARGETS,
     };
     // `npm start` with TRANSPORT=kafka and no --service: every service in one process,
     // serving its own Schema Registry

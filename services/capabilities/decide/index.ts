@@ -19,6 +19,8 @@ export default defineCapability({
   usageQuantity: (output) => Number(output.decisions),
   // about a second per item on a GPU (spec): what a few workers finish within the default request timeout
   maxInflightItems: 256,
+  // a case takes about a second on a GPU: a few cases queued ahead of each new one
+  queueTargetMs: 5000,
   routes: async () => [(await import('./routes.ts')).decideRoutes],
   backends: {
     // option scoring by next-token probabilities on llama.cpp (node-llama-cpp)

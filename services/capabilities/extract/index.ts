@@ -21,6 +21,8 @@ export default defineCapability({
   usageQuantity: () => 1,
   // about a second per document on a GPU (spec), and a document is the largest item
   maxInflightItems: 64,
+  // a document takes about a second on a GPU: a few documents queued ahead of each new one
+  queueTargetMs: 5000,
   routes: async () => [(await import('./routes.ts')).extractRoutes],
   backends: {
     // template-constrained JSON generation on llama.cpp (node-llama-cpp), OCR by tesseract.js

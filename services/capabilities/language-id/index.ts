@@ -17,10 +17,18 @@ export default defineCapability({
   ],
   defaultModel: 'lid-neural-608',
   usageQuantity: () => 1,
-  // a worker's micro-batch queue (max_queue_size 8,192 of models/lid-*), about 0.4 s of
-  // work at 20,000 texts/s; 2,048 shed half the batches of 256 at 1× capacity in
-  // `npm run bench:overload`, since 16 connections at that rate keep about 8 batches in flight
+  // the ceiling of the adaptive in-flight limit: a worker's micro-batch queue
+  // (max_queue_size 8,192 of models/lid-*). Its floor is 1,024 (four batches of 256);
+  // above it the limit grows while items do not wait (16 connections keep about 8
+  // batches in flight at 1× capacity in `npm run bench:overload`)
   maxInflightItems: 8192,
+  // the worker's queue holds up to max_queue_size (8,192) texts; 250 ms of it is what a
+  // caller of the batch routes already meets at 1× capacity (p99 about 200 ms in `npm run
+  // bench:overload`). Short texts on 2 cores are bound by HTTP, not by the model: there
+  // the main loop's own delay shows in the worker's queue, and targets of 50 and 100 ms
+  // shed most single texts at 4× with goodput falling to 0.3–0.6× (a refusal costs the
+  // loop half of what an answer does)
+  queueTargetMs: 250,
   routes: async () => [(await import('./routes.ts')).languageIdRoutes, (await import('./legacy-routes.ts')).legacyLidRoutes],
   backends: {
     // hashed character n-gram embedding bag, decoding in the ONNX graph (scripts/lid-onnx.ts)

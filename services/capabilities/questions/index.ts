@@ -21,6 +21,8 @@ export default defineCapability({
   usageQuantity: () => 1,
   // about a second per item on a GPU (spec): what a few workers finish within the default request timeout
   maxInflightItems: 256,
+  // an item takes about a second on a GPU: a few items queued ahead of each new one
+  queueTargetMs: 5000,
   routes: async () => [(await import('./routes.ts')).questionsRoutes, (await import('./legacy-routes.ts')).legacyQuestionsRoutes],
   backends: {
     // grammar-constrained generation of n distinct questions on llama.cpp (node-llama-cpp)

@@ -3,7 +3,6 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { CAPABILITIES, MODEL_CATALOG, billingUnitOf, defaultModelOf } from '../../capabilities/index.ts';
-import { NOT_READY_SHARE } from '../load-shedding.ts';
 import { QG_LANGUAGES } from '../../languages.ts';
 import type { RouteDeps } from '../deps.ts';
 
@@ -35,15 +34,17 @@ export const infoRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     uptime_s: Math.round(process.uptime()),
   }));
 
-  // readiness: 503 while shutting down or while a capability is near its in-flight limit,
+  // readiness: 503 while shutting down or while a capability holds 90 % of its in-flight limit,
   // so a load balancer sends new work to another gateway (docs/security.md)
   app.get('/ready', { schema: { tags: ['info'], summary: 'Readiness: 503 while overloaded or shutting down' } }, async (_req, reply) => {
     const { draining, inflight } = deps.state;
-    const overloaded = CAPABILITIES.filter((c) => inflight.inFlight(c) >= inflight.limits[c] * NOT_READY_SHARE);
+    const overloaded = inflight.overloadedCapabilities();
     const ready = !draining && overloaded.length === 0;
     return reply.code(ready ? 200 : 503).send({
       ready, draining, overloaded,
       inflight_items: Object.fromEntries(CAPABILITIES.map((c) => [c, inflight.inFlight(c)])),
+      // each capability's limit now: its ceiling, or less while items wait past its queue-wait target
+      inflight_limits: Object.fromEntries(CAPABILITIES.map((c) => [c, inflight.limit(c)])),
     });
   });
 };
