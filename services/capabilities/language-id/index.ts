@@ -26,7 +26,7 @@ export default defineCapability({
   // caller of the batch routes already meets at 1× capacity (p99 about 200 ms in `npm run
   // bench:overload`). Short texts on 2 cores are bound by HTTP, not by the model: there
   // the main loop's own delay shows in the worker's queue, and targets of 50 and 100 ms
-  // shed most single texts at 4× with goodput falling to 0.3–0.6× (a refusal costs the
+  // shed most single texts at 4× with goodput falling to 0.3–0.65× (a refusal costs the
   // loop half of what an answer does)
   queueTargetMs: 250,
   routes: async () => [(await import('./routes.ts')).languageIdRoutes, (await import('./legacy-routes.ts')).legacyLidRoutes],
