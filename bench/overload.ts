@@ -20,8 +20,11 @@
  * one machine.
  *
  * Environment: BENCH_DURATION (s per row, default 10), BENCH_MODEL (language ID, default
- * lid-neural-608), BENCH_ROWS (comma-separated of single, batch, diacritize; default all).
- * Linux only (/proc). Everything, the load generator included, runs on this machine.
+ * lid-neural-608), BENCH_ROWS (comma-separated of single, batch, diacritize; default all),
+ * BENCH_SERVICE_CPUS (e.g. `0`: the service on those CPUs only, through taskset; run the
+ * benchmark itself elsewhere, `taskset -c 1 npm run bench:overload`, so that the load
+ * generator does not take the service's CPU). Linux only (/proc). Everything, the load
+ * generator included, runs on this machine.
  */
 import './tmp.ts'; // temporary files in a folder of the run's own, removed at exit
 import autocannon from 'autocannon';
