@@ -22,6 +22,19 @@ import { failed, itemResult } from '../events/results.ts';
 /** A result's times in the worker, from its headers: ms queued there and ms its micro-batch ran. */
 export interface ItemTiming { queueMs: number; inferenceMs: number; }
 
+/**
+ * The queue wait of an event from its result's headers, ms: `queue-ms` (in the worker's
+ * micro-batch queue) plus the part of its micro-batch's run spent on the items batched
+ * with it (`inference-ms` × (1 − 1 / `batch-items`)); a header that is not a number counts
+ * as 0 (and `batch-items` below 2 as a run of its own), and the result is at least 0.
+ */
+export function queueWaitOf(timing: ItemTiming, batchItems: string | undefined): number {
+  const batch = Number(batchItems ?? 1);
+  const others = Number.isFinite(timing.inferenceMs) && batch > 1 ? timing.inferenceMs * (1 - 1 / batch) : 0;
+  const queued = Number.isFinite(timing.queueMs) ? timing.queueMs : 0;
+  return Math.max(0, queued + others);
+}
+
 /** A request event waiting for its items' results: a slot per item. */
 interface Pending {
   slots: Array<ItemResult | undefined>;
@@ -29,13 +42,19 @@ interface Pending {
   timings: Array<ItemTiming | undefined> | undefined;
   /** slots not filled yet */
   remaining: number;
-  /** takes the queue wait of its first reply, then is dropped */
-  onWait: ((waitMs: number) => void) | undefined;
+  /** whether its first reply's queue wait goes to the wait sink (then cleared) */
+  sampleWait: boolean;
   resolve(r: ItemResult[]): void;
   reject(e: Error): void;
   timer: NodeJS.Timeout;
 }
 
+
+/** Where the queue waits the correlator measures go (services/gateway/load-shedding.ts). */
+export interface QueueWaitSink {
+  /** the queue wait of a request's first event, ms */
+  observeWait(capability: Capability, waitMs: number): void;
+}
 
 /** See the module comment. */
 export class Correlator {
@@ -57,6 +76,8 @@ export class Correlator {
     readonly replyTopic: string,
     private readonly groupId: string,
     private readonly log: Logger,
+    /** gets the queue wait of the events registered with `sampleWait` */
+    private readonly waits?: QueueWaitSink,
   ) {}
 
   /** Starts the reply consumer; resolves once it owns the reply partition. */
@@ -84,15 +105,15 @@ export class Correlator {
    *   headers (left undefined when it sent none): kept beside the slots, not per result
    *   object (filling a slot with a WeakMap set per item was 2.6 % of the main thread's
    *   samples on the embedded batch route)
-   * @param onWait called once, at the first reply that carries the worker's times, with the
-   *   event's queue wait in ms: its `queue-ms` (in the worker's micro-batch queue) plus the
-   *   part of its micro-batch's run that was not its own (`inference-ms` × (1 − 1 /
-   *   `batch-items`)) (services/gateway/load-shedding.ts)
+   * @param sampleWait at the first reply that carries the worker's times, the event's
+   *   queue wait in ms goes to the wait sink: its `queue-ms` (in the worker's micro-batch
+   *   queue) plus the part of its micro-batch's run that was not its own (`inference-ms` ×
+   *   (1 − 1 / `batch-items`)) (services/gateway/load-shedding.ts)
    * @returns a result per item, in order, once all came; at the deadline, the items
    *   without a result get a DEADLINE_EXCEEDED (504) failure, and when none came it
    *   rejects with DEADLINE_EXCEEDED
    */
-  expectItems(correlationId: string, items: number, deadline: number, timings?: Array<ItemTiming | undefined>, onWait?: (waitMs: number) => void): Promise<ItemResult[]> {
+  expectItems(correlationId: string, items: number, deadline: number, timings?: Array<ItemTiming | undefined>, sampleWait = false): Promise<ItemResult[]> {
     return new Promise<ItemResult[]>((resolve, reject) => {
       const timer = setTimeout(() => {
         const p = this.pending.get(correlationId);
@@ -102,7 +123,7 @@ export class Correlator {
         if (!p || p.remaining === p.slots.length) { reject(new ServiceError('DEADLINE_EXCEEDED', error)); return; }
         resolve(Array.from(p.slots, (r) => r ?? failed('DEADLINE_EXCEEDED', error)));
       }, Math.max(0, deadline - Date.now()));
-      this.pending.set(correlationId, { slots: Array.from<ItemResult | undefined>({ length: items }), remaining: items, timings, onWait, resolve, reject, timer });
+      this.pending.set(correlationId, { slots: Array.from<ItemResult | undefined>({ length: items }), remaining: items, timings, sampleWait, resolve, reject, timer });
       pendingReplies.inc();
     });
   }
@@ -145,14 +166,9 @@ export class Correlator {
       const capability = msg.headers[H.capability] as Capability;
       const queueMs = msg.headers[H.queueMs], inferenceMs = msg.headers[H.inferenceMs];
       const timing = queueMs !== undefined && inferenceMs !== undefined ? { queueMs: Number(queueMs), inferenceMs: Number(inferenceMs) } : undefined;
-      if (p.onWait && timing) {
-        const onWait = p.onWait;
-        p.onWait = undefined;
-        // the worker's queue (before its micro-batch started) and, within the run, the
-        // waiting for the items batched with it: all but its own share of the run
-        const batch = Number(msg.headers[H.batchItems] ?? 1);
-        const others = Number.isFinite(timing.inferenceMs) && batch > 1 ? timing.inferenceMs * (1 - 1 / batch) : 0;
-        onWait(Math.max(0, (Number.isFinite(timing.queueMs) ? timing.queueMs : 0) + others));
+      if (p.sampleWait && timing) {
+        p.sampleWait = false;
+        this.waits?.observeWait(capability, queueWaitOf(timing, msg.headers[H.batchItems]));
       }
       try {
         if (msg.headers[H.items] !== undefined) {

@@ -74,25 +74,14 @@ export interface DispatchContext {
   nextItem: number;
 }
 
-/** Where the queue waits a dispatcher measures go (services/gateway/load-shedding.ts). */
-export interface QueueWaitSink {
-  /** the queue wait of a request's first request event, ms */
-  observeWait(capability: Capability, waitMs: number): void;
-}
-
 /** See the module comment. */
 export class Dispatcher {
-  /**
-   * @param waits gets the queue wait of each request's first event (the one run first; its
-   *   later events also wait behind their siblings, which is not overload)
-   */
   constructor(
     private readonly producer: Producer,
     private readonly codec: EventCodec,
     private readonly correlator: Correlator,
     private readonly liveWorkers: LiveWorkers,
     private readonly topics: Topics,
-    private readonly waits?: QueueWaitSink,
   ) {}
 
   /**
@@ -125,9 +114,9 @@ export class Dispatcher {
     }
     // the worker's times per item, for the outcome events
     const timings = ctx.outcomes ? events.map((e) => new Array<ItemTiming | undefined>(e.count)) : undefined;
-    const sink = this.waits;
-    const onWait = sink ? (ms: number) => sink.observeWait(capability, ms) : undefined;
-    const waits = events.map((e, k) => this.correlator.expectItems(e.correlationId, e.count, ctx.deadline, timings?.[k], k === 0 ? onWait : undefined));
+    // the queue wait of the first event only: it runs first, and the later events of a
+    // batch also wait behind their siblings, which is not overload
+    const waits = events.map((e, k) => this.correlator.expectItems(e.correlationId, e.count, ctx.deadline, timings?.[k], k === 0));
     const messages = events.map((e) => ({
       // keyless: request events need no order, and the Kafka producer then puts a whole
       // linger window into one partition (sticky partitioning, KIP-480)

@@ -1,6 +1,6 @@
 /**
  * Starts a gateway instance: its reply topic and correlator, its view of the live workers,
- * its in-flight limits (fed the queue waits the dispatcher measures), the dispatcher and
+ * its in-flight limits (fed the queue waits the correlator measures), the dispatcher and
  * the HTTP app.
  */
 import { randomUUID } from 'node:crypto';
@@ -43,17 +43,17 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const instanceId = o.instanceId ?? randomUUID();
   const topics = topicsFor(settings.topicPrefix);
   const log = o.logger.child({ service: 'gateway', instance: instanceId });
-  const correlator = new Correlator(o.transport, o.codec, topics.replies(instanceId), `${settings.topicPrefix}.gateway.${instanceId}`, log);
+  const inflight = new InflightItems(
+    { ...DEFAULT_INFLIGHT_ITEMS, ...settings.maxInflightItems } as typeof DEFAULT_INFLIGHT_ITEMS,
+    { ...DEFAULT_QUEUE_TARGET_MS, ...settings.queueTargetMs } as typeof DEFAULT_QUEUE_TARGET_MS,
+  );
+  const correlator = new Correlator(o.transport, o.codec, topics.replies(instanceId), `${settings.topicPrefix}.gateway.${instanceId}`, log, inflight);
   // the consumer group keeps its old name (`.registry.`), so running deployments keep their offsets
   const liveWorkers = new LiveWorkers(o.transport, o.codec, topics.workers, `${settings.topicPrefix}.registry.${instanceId}`, Math.max(5 * settings.workerHeartbeatMs, 10_000));
   // both consumer groups join at once (each join waits for the group coordinator)
   await Promise.all([correlator.start(), liveWorkers.start(), o.transport.ensureTopics([{ name: topics.cancellations, partitions: 1, retentionMs: 600_000 }])]);
   const producer = o.transport.producer();
-  const inflight = new InflightItems(
-    { ...DEFAULT_INFLIGHT_ITEMS, ...settings.maxInflightItems } as typeof DEFAULT_INFLIGHT_ITEMS,
-    { ...DEFAULT_QUEUE_TARGET_MS, ...settings.queueTargetMs } as typeof DEFAULT_QUEUE_TARGET_MS,
-  );
-  const dispatcher = new Dispatcher(producer, o.codec, correlator, liveWorkers, topics, inflight);
+  const dispatcher = new Dispatcher(producer, o.codec, correlator, liveWorkers, topics);
   const app = await build({
     settings, inflight, codec: o.codec, topics, producer, dispatcher, liveWorkers, ledger: o.ledger, analytics: o.analytics, version: VERSION,
     transport: o.transportName, keys: o.keys, logger: o.logger,
