@@ -5,10 +5,12 @@
  * items nobody bills at delivery (bulk producers; header `billing`), usage events and
  * outcome events (schemas/common/outcome.avsc), all in one produce call. An event that its
  * schema cannot encode never fails the others (issue 33 A: the produce failed, so the
- * consumed batch was delivered again, for ever): a result that does not encode is
- * answered INFERENCE_FAILED instead, a usage event is set aside in the capability's
- * dead-letter topic (as JSON, header `error`), an outcome event is dropped; each is
- * counted (`lmstream_unencodable_events_total`) and logged once with its request id.
+ * consumed batch was delivered again, for ever): a usage event is set aside in the
+ * capability's dead-letter topic (as JSON, header `error`), an outcome event is dropped;
+ * each is counted (`lmstream_unencodable_events_total`) and logged once with its request
+ * id. Results need no such step: the inference thread checks them against their schema
+ * and answers one that does not match INFERENCE_FAILED alone (./result-wire.ts), and the
+ * failures the worker makes itself match it.
  */
 import { resultSchemaOf, resultsSchemaOf, usageFieldsOf, usageQuantity, type Capability } from '../capabilities/index.ts';
 import type { EventCodec, RequestSchema, ResultSchema, ResultsSchema } from '../events/codec.ts';
@@ -20,7 +22,6 @@ import type { ErrorCode } from '../lib/errors.ts';
 import type { ConsumedMessage, OutgoingMessage, Producer } from '../transport/types.ts';
 import type { Logger } from 'pino';
 import { encodeEvents } from '../events/encodable.ts';
-import { unencodableEvents } from '../lib/metrics.ts';
 
 /**
  * An item a worker took from its request topic: the event, its decoded value, its
@@ -101,7 +102,7 @@ export class ResultPublisher {
     this.resultsSchema = resultsSchemaOf(capability);
   }
 
-  /** Notes an event its schema could not encode: counted by the caller, logged here once. */
+  /** Notes an event its schema could not encode (counted by encodeEvents), logged here once. */
   private unencodable(what: string, requestId: string | undefined, err: unknown): void {
     this.setAside?.log.error({ err, requestId, capability: this.capability }, `${what} that its schema cannot encode was left out`);
   }
@@ -116,20 +117,9 @@ export class ResultPublisher {
     }];
   }
 
-  /** The value of a result, or of an INFERENCE_FAILED failure when the result does not encode. */
-  private async resultValue(msg: ConsumedMessage, result: ItemResult): Promise<Buffer> {
-    try {
-      return await this.codec.encode(this.resultSchema, result as SchemaValues[ResultSchema]);
-    } catch (err) {
-      unencodableEvents.inc({ schema: this.resultSchema });
-      this.unencodable('a result', requestOf(msg).requestId, err);
-      return this.codec.encode(this.resultSchema, failed('INFERENCE_FAILED', `the result does not match schema ${this.resultSchema}`) as SchemaValues[ResultSchema]);
-    }
-  }
-
   /** The result event of an item, for the reply topic its request named. */
   async resultMessage(msg: ConsumedMessage, result: ItemResult, timing?: ResultTimes): Promise<OutgoingMessage> {
-    return this.reply(msg, await this.resultValue(msg, result), timing);
+    return this.reply(msg, await this.codec.encode(this.resultSchema, result as SchemaValues[ResultSchema]), timing);
   }
 
   /**
@@ -138,24 +128,7 @@ export class ResultPublisher {
    * @param entries each item's position in the request event and its result
    */
   async resultsMessage(msg: ConsumedMessage, entries: Array<{ index: number; result: ItemResult }>, timing?: ResultTimes): Promise<OutgoingMessage> {
-    let value: Buffer;
-    try {
-      value = await this.codec.encode(this.resultsSchema, { items: entries } as SchemaValues[ResultsSchema]);
-    } catch {
-      // each entry that does not encode alone is answered INFERENCE_FAILED
-      const fixed: typeof entries = [];
-      for (const e of entries) {
-        try {
-          await this.codec.encode(this.resultsSchema, { items: [e] } as SchemaValues[ResultsSchema]);
-          fixed.push(e);
-        } catch (err) {
-          unencodableEvents.inc({ schema: this.resultsSchema });
-          this.unencodable('a result', requestOf(msg).requestId, err);
-          fixed.push({ index: e.index, result: failed('INFERENCE_FAILED', `the result does not match schema ${this.resultsSchema}`) });
-        }
-      }
-      value = await this.codec.encode(this.resultsSchema, { items: fixed } as SchemaValues[ResultsSchema]);
-    }
+    const value = await this.codec.encode(this.resultsSchema, { items: entries } as SchemaValues[ResultsSchema]);
     const m = this.reply(msg, value, timing);
     m.headers![H.items] = msg.headers[H.items] ?? String(entries.length);
     return m;
