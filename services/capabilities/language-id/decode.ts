@@ -3,7 +3,7 @@
  * language-identification response: temperature scaling, traffic prior, script mask,
  * candidate restriction, softmax, top-k and warnings.
  */
-import { NO_SCRIPT, SCRIPT_LANGUAGES, scriptCounts, unicodeScriptsOf } from './scripts.ts';
+import { hanVariant, NO_SCRIPT, SCRIPT_LANGUAGES, scriptCounts, unicodeScriptsOf } from './scripts.ts';
 import { findQgLanguage, languageName } from '../../languages.ts';
 import { loadClusterStages, refineWithClusters, type ClusterFile, type ClusterStages } from './clusters.ts';
 
@@ -176,20 +176,24 @@ export const EXCLUDED = -1e30;
 
 /**
  * Label mask of a text: 0 for each label written in one of `scripts` (and among the
- * candidates, if any), {@link EXCLUDED} otherwise; cached per scripts and candidates.
+ * candidates, if any; not in the other Han writing when `han` says which one the text is
+ * in), {@link EXCLUDED} otherwise; cached per scripts, Han writing and candidates.
  * @returns the mask and the number of allowed language labels (the no-language class,
  *   allowed for every script, not counted)
  */
-function labelMask(info: LidModelInfo, scripts: Set<string>, candidates: readonly string[] | null | undefined): { mask: Float32Array; allowedCount: number } {
-  const sk = scripts.size === 1 ? scripts.values().next().value! : [...scripts].sort().join(',');
+function labelMask(info: LidModelInfo, scripts: Set<string>, candidates: readonly string[] | null | undefined, han: 'Hans' | 'Hant' | null): { mask: Float32Array; allowedCount: number } {
+  const sk0 = scripts.size === 1 ? scripts.values().next().value! : [...scripts].sort().join(',');
+  const sk = han ? `${sk0}/${han}` : sk0;
   const key = candidates ? `${sk}|${candidates.join(',')}` : sk;
+  // the other Han writing's labels are excluded (see hanVariant)
+  const otherHan = han === 'Hans' ? 'Hant' : han === 'Hant' ? 'Hans' : null;
   let m = info.maskCache.get(key);
   if (!m) {
     const want = candidates ? new Set(candidates.map((c) => findQgLanguage(c)?.code ?? c)) : null;
     const mask = new Float32Array(info.labels.length);
     let allowedCount = 0;
     info.labelScripts.forEach((ls, c) => {
-      const ok = (ls === ANY_SCRIPT || ls.some((x) => scripts.has(x))) && (!want || allowed(info.languages[c]!, want));
+      const ok = (ls === ANY_SCRIPT || ls.some((x) => scripts.has(x))) && (!want || allowed(info.languages[c]!, want)) && info.scripts[c] !== otherHan;
       mask[c] = ok ? 0 : EXCLUDED;
       if (ok && ls !== ANY_SCRIPT) allowedCount++;
     });
@@ -223,7 +227,7 @@ export interface DecodePlan {
  */
 export function planDecode(info: LidModelInfo, text: string, scripts: Set<string>, opts: DecodeOptions): DecodePlan | { answer: LidAnswer } {
   const chars = codePoints(text.trim());
-  const { mask, allowedCount } = labelMask(info, scripts, opts.candidates);
+  const { mask, allowedCount } = labelMask(info, scripts, opts.candidates, scripts.has('Hani') ? hanVariant(text) : null);
   if (allowedCount === 0) {
     if (!opts.candidates) { const answer = unknownScript(text); if (answer) return { answer }; }
     const names = [...scripts].join(', ') || 'unknown';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dominantScript, scriptCounts } from '../../../services/capabilities/language-id/scripts.ts';
+import { dominantScript, hanVariant, scriptCounts } from '../../../services/capabilities/language-id/scripts.ts';
 import { featureIds, fnv1a, normalise } from '../../../services/capabilities/language-id/features.ts';
 import { decode, modelInfo, preflight } from '../../../services/capabilities/language-id/decode.ts';
 import { findQgLanguage, languageName } from '../../../services/languages.ts';
@@ -69,6 +69,27 @@ describe('decode', () => {
     // no label of this model writes Greek: Greek is written by several languages (CLDR), so und_Grek
     expect(decode([1, 1, 1], info, 'γειά', greek.scripts, { mode: 'coverage', topK: 1 }).label).toBe('und_Grek');
     expect(decode([1, 1, 1], info, 'γειά', greek.scripts, { mode: 'coverage', topK: 1, candidates: ['eng'] }).label).toBe('zxx_Zxxx');
+  });
+});
+
+describe('Han writing (ISO 15924 Hans / Hant)', () => {
+  it('tells simplified from traditional by the characters only one of them writes', () => {
+    expect(hanVariant('我今晚想去看电影')).toBe('Hans');
+    expect(hanVariant('我今晚想去看電影')).toBe('Hant');
+    // characters both write say nothing; both kinds at once are not decided either
+    expect(hanVariant('我今晚想去看')).toBeNull();
+    expect(hanVariant('电影 電影')).toBeNull();
+    expect(hanVariant('hello')).toBeNull();
+  });
+  it('never answers a Hant label for simplified text, or a Hans label for traditional text', () => {
+    const info = modelInfo(['cmn_Hans', 'cmn_Hant', 'yue_Hant'], { cmn: 1.3e9, yue: 8e7 }, 1);
+    const simplified = preflight('我今晚想去看电影') as { scripts: Set<string> };
+    expect(decode([0, 5, 5], info, '我今晚想去看电影', simplified.scripts, { mode: 'coverage', topK: 3 }).top.map((t) => t.label)).toEqual(['cmn_Hans']);
+    const traditional = preflight('我今晚想去看電影') as { scripts: Set<string> };
+    expect(decode([5, 0, 1], info, '我今晚想去看電影', traditional.scripts, { mode: 'coverage', topK: 3 }).label).toBe('yue_Hant');
+    // neither: the model decides among all three
+    const both = preflight('我今晚想去看') as { scripts: Set<string> };
+    expect(decode([0, 5, 0], info, '我今晚想去看', both.scripts, { mode: 'coverage', topK: 3 }).label).toBe('cmn_Hant');
   });
 });
 
