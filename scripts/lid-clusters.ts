@@ -79,9 +79,12 @@ const NOISE_SHARE = 0.3;
 /** A group's trained weights, before λ is chosen. */
 export interface GroupWeights { members: string[]; weights: Map<string, number[]>; }
 
-/** The labels of a group that have training text: a member code matches `xxx` or `xxx_Scrp`. */
-function membersOf(group: readonly string[], labels: readonly string[]): string[] {
-  return labels.filter((l) => group.includes(l) || group.includes(l.split('_')[0]!));
+/**
+ * The labels of a group that have running training text (a label known from word lists
+ * only has no lines to learn word pairs from): a member code matches `xxx` or `xxx_Scrp`.
+ */
+function membersOf(group: readonly string[], labels: readonly string[], pools: ReadonlyMap<string, Pool>): string[] {
+  return labels.filter((l) => (group.includes(l) || group.includes(l.split('_')[0]!)) && (pools.get(l)?.train.length ?? 0) > 0);
 }
 
 /**
@@ -149,7 +152,7 @@ function trainGroup(members: string[], pools: ReadonlyMap<string, Pool>, seed: n
 export function trainClusterWeights(pools: ReadonlyMap<string, Pool>, labels: readonly string[]): GroupWeights[] {
   const out: GroupWeights[] = [];
   RELATED_LANGUAGES.forEach((group, g) => {
-    const members = membersOf(group, labels);
+    const members = membersOf(group, labels, pools);
     if (members.length >= 2) out.push(trainGroup(members, pools, 5150 + g));
   });
   return out;

@@ -38,26 +38,98 @@ const SHARED = join(ROOT, '..', 'shared', 'data', 'corpora');
 /**
  * ISO 639-3 codes of the sources mapped to the codes the service answers, following the
  * FLORES-200 label conventions the evaluation sets use: the UDHR's Malay (`zlm`, "Malay
- * (individual language)") is Standard Malay, `zsm`.
+ * (individual language)") is Standard Malay, `zsm`; Akan (`aka`, a macrolanguage: the
+ * UDHR's Akuapem and Asante translations) is its written standard Twi, `twi`
+ * (services/capabilities/language-id/aliases.ts lists the aliases the service answers for).
  */
-const HARMONISE: Record<string, string> = { zlm: 'zsm' };
+const HARMONISE: Record<string, string> = { zlm: 'zsm', aka: 'twi' };
+
+/**
+ * UDHR translations (by the package's `code`) not trained: the two labelled `swh` that are
+ * not Standard Swahili but its Chimwiini (062) and Kibajuni (063) dialects, whose spelling
+ * ("Kila wantru ni sawa tarafa sharci") taught Standard Swahili n-grams it does not have.
+ */
+const UDHR_LEFT_OUT = new Set(['062', '063']);
 
 /**
  * Labels with enough text that are not trained, and why. Each entry names the evidence;
- * remove it when the reason is gone.
- * - arz_Arab, ary_Arab: the only encyclopedic and news-like Arabic in the training text is
- *   Egyptian (Egyptian Wikipedia, NLLB-Seed) and Moroccan (NLLB-Seed); Standard Arabic
- *   has Common Voice sentences and classical books. Trained with them, both models
- *   answered Standard Arabic news sentences written for this check Egyptian or Moroccan
- *   (7 of 8; scripts/lid-clusters.ts could not undo it, its word features learn the same
- *   sources), and the web-domain Standard Arabic of `npm run bench:lid` fell from 100%
- *   to 63% (docs/language-id.md). Unblocked by openly licensed modern Standard Arabic
- *   running text (news, Wikipedia) in `../shared/data/corpora/text/arb_Arab/`.
+ * remove it when the reason is gone. Egyptian and Moroccan Arabic (arz_Arab, ary_Arab)
+ * were withheld until modern Standard Arabic had text of their sources' domains; it now
+ * has news (NTREX-128) and Wikipedia (`text/arb_Arab/`), so none is withheld.
  */
-export const WITHHELD: Readonly<Record<string, string>> = {
-  arz_Arab: 'Standard Arabic has no text of the Egyptian sources\' domain (news, encyclopedia); trained, it takes Standard Arabic web text',
-  ary_Arab: 'Standard Arabic has no text of the Moroccan source\'s domain (encyclopedia); trained, it takes Standard Arabic web text',
+export const WITHHELD: Readonly<Record<string, string>> = {};
+
+/**
+ * Source files whose lines are the same text in every language (NTREX-128 news, the
+ * Bible translations of eBible and bible-corpus): the held-out lines of such a file are
+ * its last tenth in file order (whole documents or books, not lines drawn from all of
+ * them), and half of their training examples lose names and numbers
+ * ({@link withoutNamesAndNumbers}) so that what those texts are about does not become a
+ * feature of the labels they alone train.
+ */
+export const PARALLEL_SOURCE = /^(ntrex|ebible|bible-)/;
+
+/**
+ * Characters that standard written Chinese does not use and written Cantonese does
+ * (嘅 possessive, 唔 not, 咗 perfective, 佢 he/she, 冇 not have, 哋 plural, 喺 at, 嚟 come,
+ * 啲 some, 嘢 thing, 咩 what, 嗰 that, 噉 so, 喎 and 㗎 particles, 乜 what, 睇 look,
+ * 揾/搵 look for, 冚 all, 攞 take). A `yue_Hant` line without one is standard written
+ * Chinese (Common Voice zh-HK sentences are mostly that, read aloud in Cantonese) and is
+ * trained as `cmn_Hant`: the label follows the text's content, not its source.
+ */
+export const CANTONESE_CHARACTERS = /[嘅唔咗佢冇哋喺嚟啲嘢咩嗰噉喎㗎乜睇揾搵冚攞]/u;
+
+/**
+ * Words of the Arabic dialects that Standard Arabic does not use (Egyptian: مش not, ايه
+ * what, عايز want, ازاي how, كده so, دلوقتي now, بتاع of, ده/دي this, اللي which, إحنا we,
+ * عشان because, أوي very, النهارده today; Moroccan: ديال of, دابا now, بزاف much, واش
+ * question particle, كاين there is, غادي will, بغيت I want, مزيان/زوين good, هاد this,
+ * علاش why, شنو what, والو nothing; Algerian: راني/راك/راهو (be), بصح but, برك only, تاع/نتاع
+ * of, شحال how much, كيفاش how, درك now, ياسر much, قاع all). The dialects' sources
+ * (AfriSenti tweets, Egyptian Wikipedia, NLLB-Seed) hold much Standard Arabic (religious
+ * formulas, news headlines, bot-written articles); trained as dialect, it made Standard
+ * Arabic news answer a dialect. A line of a dialect label is trained only when it has one
+ * of its dialect's words (by content, as {@link CANTONESE_CHARACTERS}); Hassaniya (mey,
+ * NTREX) and the labels known from word lists only are not filtered.
+ */
+export const DIALECT_WORDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  arz_Arab: new Set('مش مفيش ايه إيه عايز عايزة عايزه عاوز عاوزة ازاي إزاي كده كدا دلوقتي دلوقت بتاع بتاعة بتاعه بتوع ده دي دى اللي اللى احنا إحنا عشان علشان اوي أوي خالص بقى بقي امتى إمتى النهارده النهاردة بكره مافيش إزيك ازيك'.split(' ')),
+  ary_Arab: new Set('ديال ديالي ديالك ديالو ديالها ديالهم ديالنا دابا بزاف واش كاين كاينة كاينين غادي غادية بغيت بغا بغات مزيان مزيانة زوين زوينة هاد هادي هادو هادشي علاش شنو كيفاش والو ديما صافي حيت نتا حنا'.split(' ')),
+  arq_Arab: new Set('راني راك راهي راهو راهم راكم واش بصح برك تاع نتاع بزاف شحال كيفاش علاش ماكانش مكانش درك دركا ياسر قاع ڨاع نتوما حنا'.split(' ')),
 };
+
+/** Whether a line of a dialect label has one of its dialect's words ({@link DIALECT_WORDS}); harakat and a leading و/ف ignored. */
+export function hasDialectWord(label: string, line: string): boolean {
+  const words = DIALECT_WORDS[label];
+  if (!words) return true;
+  for (const t of line.replace(/[\u064B-\u065F\u0670\u0640]/g, '').match(/[\p{L}]+/gu) ?? []) {
+    if (words.has(t) || (t.length > 2 && /^[وف]/.test(t) && words.has(t.slice(1)))) return true;
+  }
+  return false;
+}
+
+/**
+ * The least text a label needs: at least {@link MIN_TRAIN_LINES} training and
+ * {@link MIN_HELD_OUT_LINES} held-out lines of running text, or a word list
+ * (`*.words.txt`) of at least {@link MIN_WORD_LIST} entries (the minimum the word-list
+ * sources themselves keep; ../shared/data/corpora/README.md section 8).
+ */
+export const MIN_TRAIN_LINES = 10;
+/** See {@link MIN_TRAIN_LINES}. */
+export const MIN_HELD_OUT_LINES = 2;
+/** See {@link MIN_TRAIN_LINES}. */
+export const MIN_WORD_LIST = 300;
+
+/**
+ * A parallel source's line without the words that are the same in every language's
+ * version: tokens with a digit, and capitalised tokens after the first (names); the
+ * line as it was when that leaves fewer than 3 words.
+ */
+export function withoutNamesAndNumbers(line: string): string {
+  const words = line.split(' ');
+  const kept = words.filter((w, i) => !/\p{N}/u.test(w) && (i === 0 || !/^\p{P}*\p{Lu}/u.test(w)));
+  return kept.length >= 3 ? kept.join(' ') : line;
+}
 
 /** Shuffles `xs` in place with the PRNG `r` (Fisher–Yates); returns `xs`. */
 export function shuffle<T>(xs: T[], r: () => number): T[] {
@@ -70,7 +142,13 @@ export function shuffle<T>(xs: T[], r: () => number): T[] {
  * writes the language, a lexicon of words and short phrases (training only; see
  * LEXICON_SHARE in scripts/train-lid.ts).
  */
-export interface Pool { train: string[]; heldOut: string[]; lexicon: string[]; lexiconHeldOut: string[]; sources: Set<string>; }
+export interface Pool {
+  train: string[]; heldOut: string[]; lexicon: string[]; lexiconHeldOut: string[]; sources: Set<string>;
+  /** training lines of a {@link PARALLEL_SOURCE} */
+  parallel: Set<string>;
+  /** entries of the label's `*.words.txt` word lists (in `lexicon` and `lexiconHeldOut`) */
+  wordListEntries: number;
+}
 
 /** The training text of every label, and what the log line of the CLDR lexicon says. */
 export interface TrainingText { pools: Map<string, Pool>; labels: string[]; lexiconLabels: number; lexiconEntries: number; }
@@ -85,13 +163,14 @@ export function loadTrainingText(): TrainingText {
   const pools = new Map<string, Pool>();
   function pool(label: string): Pool {
     let p = pools.get(label);
-    if (!p) { p = { train: [], heldOut: [], lexicon: [], lexiconHeldOut: [], sources: new Set() }; pools.set(label, p); }
+    if (!p) { p = { train: [], heldOut: [], lexicon: [], lexiconHeldOut: [], sources: new Set(), parallel: new Set(), wordListEntries: 0 }; pools.set(label, p); }
     return p;
   }
 
   // --- UDHR -------------------------------------------------------------------------
   const udhrDir = join(dirname(require.resolve('udhr')), 'declaration');
   for (const info of udhr) {
+    if (UDHR_LEFT_OUT.has(info.code)) continue;
     const file = join(udhrDir, `${info.code}.html`);
     if (!existsSync(file)) continue;
     const root = parseHtml(readFileSync(file, 'utf8'));
@@ -109,12 +188,48 @@ export function loadTrainingText(): TrainingText {
 
   // --- Common Voice and extra -------------------------------------------------------
   function addFile(label: string, file: string, source: string, cap: number): void {
-    const lines = shuffle(readFileSync(file, 'utf8').split('\n').filter((l) => l.trim().length > 0), rand).slice(0, cap);
+    const all = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim().length > 0 && hasDialectWord(label, l));
+    const fileName = source.slice(source.lastIndexOf('/') + 1);
+    if (PARALLEL_SOURCE.test(fileName)) {
+      // whole documents held out: the last tenth in file order
+      const lines = all.length > cap ? shuffle(all, rand).slice(0, cap) : all;
+      const nHeld = Math.min(300, Math.floor(lines.length / 10));
+      const p = pool(label);
+      p.sources.add(source);
+      p.heldOut.push(...lines.slice(lines.length - nHeld));
+      for (const l of lines.slice(0, lines.length - nHeld)) { p.train.push(l); p.parallel.add(l); }
+      return;
+    }
+    const lines = shuffle(all, rand).slice(0, cap);
     const nHeld = Math.min(300, Math.floor(lines.length / 10));
+    if (label === 'yue_Hant') {
+      // by content: written Cantonese stays yue_Hant, standard written Chinese is cmn_Hant
+      const yue = lines.filter((l) => CANTONESE_CHARACTERS.test(l)), cmn = lines.filter((l) => !CANTONESE_CHARACTERS.test(l));
+      const split = (lab: string, ls: string[]) => {
+        if (ls.length === 0) return;
+        const n = Math.min(300, Math.floor(ls.length / 10));
+        const p = pool(lab);
+        p.sources.add(source);
+        p.heldOut.push(...ls.slice(0, n));
+        p.train.push(...ls.slice(n));
+      };
+      split('yue_Hant', yue); split('cmn_Hant', cmn);
+      return;
+    }
     const p = pool(label);
     p.sources.add(source);
     p.heldOut.push(...lines.slice(0, nHeld));
     p.train.push(...lines.slice(nHeld));
+  }
+  /** A `*.words.txt` word list: 10% (at most 300 entries) held out, the rest lexicon. */
+  function addWordList(label: string, file: string, source: string): void {
+    const entries = shuffle(readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l.length > 0), rand);
+    const nHeld = Math.min(300, Math.floor(entries.length / 10));
+    const p = pool(label);
+    p.sources.add(source);
+    p.lexiconHeldOut.push(...entries.slice(0, nHeld));
+    p.lexicon.push(...entries.slice(nHeld));
+    p.wordListEntries += entries.length;
   }
   if (existsSync(SHARED)) {
     for (const row of readFileSync(join(SHARED, 'cv', 'locales.tsv'), 'utf8').split('\n').slice(1)) {
@@ -132,7 +247,11 @@ export function loadTrainingText(): TrainingText {
     const textDir = join(SHARED, 'text');
     if (existsSync(textDir)) {
       for (const label of readdirSync(textDir, { withFileTypes: true }).filter((e) => e.isDirectory() && /^[a-z]{3}_[A-Z][a-z]{3}$/.test(e.name)).map((e) => e.name).sort()) {
-        for (const f of readdirSync(join(textDir, label)).filter((n) => n.endsWith('.txt')).sort()) addFile(label, join(textDir, label, f), `text:${label}/${f.slice(0, -4)}`, 20000);
+        for (const f of readdirSync(join(textDir, label)).filter((n) => n.endsWith('.txt')).sort()) {
+          // *.words.txt: words and short phrases, trained as a lexicon, not as sentences
+          if (f.endsWith('.words.txt')) addWordList(label, join(textDir, label, f), `text:${label}/${f.slice(0, -4)}`);
+          else addFile(label, join(textDir, label, f), `text:${label}/${f.slice(0, -4)}`, 20000);
+        }
       }
     }
   } else {
@@ -189,7 +308,10 @@ export function loadTrainingText(): TrainingText {
     console.log(`no-language class: ${code.length} code lines found, ${all.length} lines`);
   }
 
-  for (const [label, p] of pools) if (p.train.length < 10 || p.heldOut.length < 2 || label in WITHHELD) pools.delete(label);
+  for (const [label, p] of pools) {
+    const runningText = p.train.length >= MIN_TRAIN_LINES && p.heldOut.length >= MIN_HELD_OUT_LINES;
+    if ((!runningText && p.wordListEntries < MIN_WORD_LIST) || label in WITHHELD) pools.delete(label);
+  }
 
   const CODE = codeLines();
   /**
@@ -205,12 +327,12 @@ export function loadTrainingText(): TrainingText {
     // 10% of the entries (at most 300) held out, to see what the lexicon teaches
     const entries = shuffle(label !== 'eng_Latn' ? [...lex.entries] : lex.entries.filter((e) => !lexiconWords(e).some((w) => CODE_WORDS.has(w))), rand);
     const nHeld = Math.min(300, Math.floor(entries.length / 10));
-    p.lexiconHeldOut = entries.slice(0, nHeld);
-    p.lexicon = entries.slice(nHeld);
+    p.lexiconHeldOut.push(...entries.slice(0, nHeld));
+    p.lexicon.push(...entries.slice(nHeld));
     for (const l of lex.locales) p.sources.add(`cldr:${l}`);
   }
-  const lexiconLabels = [...pools.values()].filter((p) => p.lexicon.length > 0).length;
-  const lexiconEntries = [...pools.values()].reduce((n, p) => n + p.lexicon.length, 0);
+  const lexiconLabels = [...pools.values()].filter((p) => p.lexicon.length > p.wordListEntries).length;
+  const lexiconEntries = [...pools.values()].reduce((n, p) => n + p.lexicon.length + p.lexiconHeldOut.length - p.wordListEntries, 0);
   console.log(`CLDR lexicon: ${lexiconLabels} labels, ${lexiconEntries} entries (eng_Latn without entries that have one of the ${CODE_WORDS.size} code words: keeps ${pools.get('eng_Latn')?.lexicon.length})`);
   addNoLanguage(CODE);
   return { pools, labels: [...pools.keys()].sort(), lexiconLabels, lexiconEntries };
@@ -237,26 +359,54 @@ export interface HeldOutText { set: (typeof HELD_OUT_SETS)[number][0]; label: st
 /**
  * The held-out texts every training script evaluates on: for each label (pool order) and
  * each of its first 100 held-out lines, one text per set of {@link HELD_OUT_SETS}, drawn
- * with a fixed seed, so that every script sees the same texts.
+ * with a fixed seed, so that every script sees the same texts. A label known only from
+ * word lists gets its first 100 held-out word-list entries in the `words` set.
  */
 export function heldOutTexts(pools: ReadonlyMap<string, Pool>): HeldOutText[] {
   const r = rng(99);
   const out: HeldOutText[] = [];
   for (const [label, p] of pools) {
     for (const line of p.heldOut.slice(0, 100)) for (const [set, kind] of HELD_OUT_SETS) out.push({ set, label, text: snippet(line, kind, r) });
+    if (p.heldOut.length === 0) for (const entry of p.lexiconHeldOut.slice(0, 100)) out.push({ set: 'words', label, text: entry });
   }
   return out;
 }
 
 /**
+ * The register of a training source (the `sources` entries of a {@link Pool}): what kind
+ * of text it is, which is what a model may learn instead of the language when a label's
+ * text comes from one register only.
+ */
+export function registerOf(source: string): string {
+  const name = source.slice(source.indexOf(':') + 1).replace(/^[^/]*\//, '');
+  if (source.startsWith('udhr:')) return 'legal (UDHR)';
+  if (source.startsWith('cv:') || name === 'common-voice') return 'speech prompts';
+  if (source.startsWith('extra:')) return 'mixed';
+  if (name.endsWith('.words')) return 'word list';
+  if (/^ntrex/.test(name)) return 'news';
+  if (/^(ebible|bible-)/.test(name)) return 'Bible';
+  if (/wiki/.test(name)) return 'encyclopedia';
+  if (/^ud-/.test(name)) return 'treebank';
+  if (/^afrisenti/.test(name)) return 'tweets';
+  if (/^nchlt/.test(name)) return 'government';
+  if (/^nusax/.test(name)) return 'reviews';
+  if (/^talpco/.test(name)) return 'everyday';
+  if (/^nllb-seed/.test(name)) return 'encyclopedia (translated)';
+  if (/^libreoffice/.test(name)) return 'software help';
+  return 'mixed';
+}
+
+/**
  * The model card's table of training text per label (Markdown): running-text lines for
- * training and held out, CLDR lexicon entries, and the sources (file names of
+ * training and held out, lexicon entries (CLDR and `*.words.txt` word lists), the
+ * registers of its text ({@link registerOf}) and the sources (file names of
  * `../shared/data/corpora`, `udhr:<code>`, `cv:<locale>`; CLDR locales left out).
  */
 export function dataTable(pools: ReadonlyMap<string, Pool>): string {
   const rows = [...pools].sort(([a], [b]) => (a < b ? -1 : 1)).map(([label, p]) => {
-    const sources = [...p.sources].filter((s) => !s.startsWith('cldr:')).join(', ');
-    return `| ${label} | ${p.train.length} | ${p.heldOut.length} | ${p.lexicon.length + p.lexiconHeldOut.length} | ${sources} |`;
+    const sources = [...p.sources].filter((s) => !s.startsWith('cldr:'));
+    const registers = [...new Set(sources.map(registerOf))].join(', ');
+    return `| ${label} | ${p.train.length} | ${p.heldOut.length} | ${p.lexicon.length + p.lexiconHeldOut.length} | ${registers} | ${sources.join(', ')} |`;
   });
-  return `| label | training lines | held-out lines | lexicon entries | sources |\n|---|---:|---:|---:|---|\n${rows.join('\n')}`;
+  return `| label | training lines | held-out lines | lexicon entries | registers | sources |\n|---|---:|---:|---:|---|---|\n${rows.join('\n')}`;
 }

@@ -1,12 +1,15 @@
 /**
  * The held-out figures of the installed language-ID models as the service answers
  * (first stage, then the second stage of confusable clusters): accuracy, macro-F1 and
- * ECE (15 bins) per held-out set, and every label under 90% on held-out sentences with its
- * main confusion, as a Markdown table for README.md and the issue's targets.
+ * ECE (15 bins) per held-out set, every label under 90% on held-out sentences with its
+ * main confusion, and the labels known from word lists only with their held-out words, as
+ * Markdown tables for docs/language-id.md and the issue's targets. With `--cards`, each
+ * model card gets (replaces) a section with every label's held-out score.
  *
- * Usage: `npm run report:lid [-- --repo DIR]` (default: models/ of this checkout).
+ * Usage: `npm run report:lid [-- --repo DIR] [--cards]` (default: models/ of this checkout).
  * Reads the training text's held-out split (scripts/lid-data.ts); never lid-eval.
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -14,11 +17,28 @@ import { heldOutTexts, HELD_OUT_SETS, loadTrainingText } from './lid-data.ts';
 import { createEngine } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { accuracy, expectedCalibrationError, macroF1, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
-const { values } = parseArgs({ options: { repo: { type: 'string' } } });
+/** Heading of the model card's section written by `--cards` (replaced on each run). */
+const CARD_SECTION = '## Held-out score per label';
+
+const { values } = parseArgs({ options: { repo: { type: 'string' }, cards: { type: 'boolean', default: false } } });
 const repo = values.repo ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'models');
 const { pools } = loadTrainingText();
 const held = heldOutTexts(pools);
 const engine = createEngine({ repository: repo, executionProvider: 'cpu', intraOpThreads: 1 });
+
+/** A label's score on one held-out set: accuracy and its most frequent wrong answer. */
+interface LabelScore { label: string; set: string; texts: number; acc: number; main: string; n: number; }
+function scoresOf(preds: Prediction[], set: string): LabelScore[] {
+  const byLabel = new Map<string, Prediction[]>();
+  for (const p of preds) byLabel.set(p.gold, [...(byLabel.get(p.gold) ?? []), p]);
+  return [...byLabel].map(([label, ps]) => {
+    const wrong = new Map<string, number>();
+    for (const p of ps) if (p.predicted !== label) wrong.set(p.predicted, (wrong.get(p.predicted) ?? 0) + 1);
+    const [main, n] = [...wrong].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0] ?? ['', 0];
+    return { label, set, acc: accuracy(ps), texts: ps.length, main, n };
+  });
+}
+const row = (x: LabelScore) => `| ${x.label} | ${x.texts} | ${(100 * x.acc).toFixed(0)}% | ${x.main ? `${x.main} (${x.n})` : '–'} |`;
 
 for (const model of ['lid-neural-608', 'lid-lite-608']) {
   const preds: Prediction[] = [];
@@ -33,15 +53,23 @@ for (const model of ['lid-neural-608', 'lid-lite-608']) {
     const p = preds.filter((_, i) => held[i]!.set === set);
     console.log(`| ${set} | ${p.length} | ${(100 * accuracy(p)).toFixed(1)}% | ${(100 * macroF1(p)).toFixed(1)} | ${(100 * expectedCalibrationError(p)).toFixed(1)}% |`);
   }
-  const sentences = preds.filter((_, i) => held[i]!.set === 'sentences');
-  const byLabel = new Map<string, Prediction[]>();
-  for (const p of sentences) byLabel.set(p.gold, [...(byLabel.get(p.gold) ?? []), p]);
-  const low = [...byLabel].map(([label, ps]) => {
-    const wrong = new Map<string, number>();
-    for (const p of ps) if (p.predicted !== label) wrong.set(p.predicted, (wrong.get(p.predicted) ?? 0) + 1);
-    const [main, n] = [...wrong].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
-    return { label, acc: accuracy(ps), texts: ps.length, main, n };
-  }).filter((x) => x.acc < 0.9).sort((a, b) => a.acc - b.acc);
-  console.log(`\nLabels under 90% on held-out sentences: ${low.length} of ${byLabel.size}\n\n| label | sentences | accuracy | main confusion |\n|---|---:|---:|---|`);
-  for (const x of low) console.log(`| ${x.label} | ${x.texts} | ${(100 * x.acc).toFixed(0)}% | ${x.main} (${x.n}) |`);
+  const sentences = scoresOf(preds.filter((_, i) => held[i]!.set === 'sentences'), 'sentences');
+  const withSentences = new Set(sentences.map((s) => s.label));
+  // labels known from word lists only: their held-out words
+  const words = scoresOf(preds.filter((p, i) => held[i]!.set === 'words' && !withSentences.has(p.gold)), 'words');
+  const low = sentences.filter((x) => x.acc < 0.9).sort((a, b) => a.acc - b.acc || (a.label < b.label ? -1 : 1));
+  console.log(`\nLabels under 90% on held-out sentences: ${low.length} of ${sentences.length}\n\n| label | sentences | accuracy | main confusion |\n|---|---:|---:|---|`);
+  for (const x of low) console.log(row(x));
+  console.log(`\nLabels known from word lists only, held-out words: ${words.length}, mean accuracy ${(100 * words.reduce((s, x) => s + x.acc, 0) / Math.max(1, words.length)).toFixed(1)}%\n\n| label | words | accuracy | main confusion |\n|---|---:|---:|---|`);
+  for (const x of words.sort((a, b) => a.acc - b.acc || (a.label < b.label ? -1 : 1))) console.log(row(x));
+  const card = join(repo, model, 'card.md');
+  if (values.cards && existsSync(card)) {
+    const text = readFileSync(card, 'utf8');
+    const at = text.indexOf(CARD_SECTION);
+    const before = at >= 0 ? text.slice(0, at) : text;
+    const after = at >= 0 ? text.slice(at + CARD_SECTION.length).replace(/^[\s\S]*?(?=\n## |$)/, '') : '';
+    const all = [...sentences, ...words].sort((a, b) => (a.label < b.label ? -1 : 1));
+    writeFileSync(card, `${before.trimEnd()}\n\n${CARD_SECTION}\n\nThe service's answers (second stage included, coverage mode) on each label's held-out sentences, or, for a label known from word lists only, its held-out words (\`npm run report:lid -- --cards\`).\n\n| label | held-out set | texts | right | main confusion (count) |\n|---|---|---:|---:|---|\n${all.map((x) => `| ${x.label} | ${x.set} | ${x.texts} | ${(100 * x.acc).toFixed(0)}% | ${x.main ? `${x.main} (${x.n})` : '–'} |`).join('\n')}\n${after}`);
+    console.log(`wrote ${card}`);
+  }
 }
