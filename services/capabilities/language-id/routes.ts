@@ -6,6 +6,7 @@ import capability from './index.ts';
 import type { LanguageIdOutput } from '../../events/contract.ts';
 import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, outputOf, outputsOf, type CapabilityRoutes } from '../../route-kit/index.ts';
 import { LEGACY_LID_MODELS } from './legacy-routes.ts';
+import { labelAliases } from './aliases.ts';
 
 const OPTIONS = {
   model: { type: 'string', enum: capability.models.map((m) => m.name), default: capability.defaultModel },
@@ -107,5 +108,6 @@ export const languageIdRoutes: CapabilityRoutes = async (app, kit) => {
       default: capability.defaultModel === name,
     })),
     legacy: Object.entries(LEGACY_LID_MODELS).map(([name, servesWith]) => ({ name, serves_with: servesWith, languages: 25 })),
+    aliases: labelAliases(),
   }));
 };

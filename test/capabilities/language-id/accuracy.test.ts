@@ -68,10 +68,12 @@ describe('lid-neural-608 answers', () => {
       expect(r.body.warnings.join(' ')).toMatch(/no language found/);
     }
   });
-  // held-out recall of the no-language class: neural 89.5%, lite 69.8% (models/*/card.md;
-  // 90.5 and 75.8% before the issue-14 training text, when the neural model got 5 of these 6:
-  // it now answers the JavaScript loop nob_Latn, first stage and second alike)
-  it.each([['lid-neural-608', 4], ['lid-lite-608', 3]] as const)('%s answers zxx_Zxxx with a warning for at least %i of 6 code, random-letter and machine-token texts', async (model, least) => {
+  // held-out recall of the no-language class: neural 88.0%, lite 78.3% (models/*/card.md;
+  // 89.5 and 69.8% a round earlier, 90.5 and 75.8% before the issue-14 training text, when
+  // the neural model got 5 of these 6). Since issue 34 the lite model has word features,
+  // and it reads the words of the loop and the SQL line as English (pcm_Latn, eng_Latn):
+  // 2 of these 6, where it got 3 before
+  it.each([['lid-neural-608', 4], ['lid-lite-608', 2]] as const)('%s answers zxx_Zxxx with a warning for at least %i of 6 code, random-letter and machine-token texts', async (model, least) => {
     const texts = [
       'for (let i = 0; i < n; i++) { sum += a[i]; }',
       'SELECT id, name FROM users WHERE id = $1;',
