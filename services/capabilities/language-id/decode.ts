@@ -3,7 +3,7 @@
  * language-identification response: temperature scaling, traffic prior, script mask,
  * candidate restriction, softmax, top-k and warnings.
  */
-import { hanVariant, NO_SCRIPT, SCRIPT_LANGUAGES, scriptCounts, unicodeScriptsOf } from './scripts.ts';
+import { hanVariant, hasHanVariants, NO_SCRIPT, SCRIPT_LANGUAGES, scriptCounts, unicodeScriptsOf } from './scripts.ts';
 import { findQgLanguage, languageName } from '../../languages.ts';
 import { loadClusterStages, refineWithClusters, type ClusterFile, type ClusterStages } from './clusters.ts';
 
@@ -193,7 +193,7 @@ function labelMask(info: LidModelInfo, scripts: Set<string>, candidates: readonl
     const mask = new Float32Array(info.labels.length);
     let allowedCount = 0;
     info.labelScripts.forEach((ls, c) => {
-      const ok = (ls === ANY_SCRIPT || ls.some((x) => scripts.has(x))) && (!want || allowed(info.languages[c]!, want)) && info.scripts[c] !== otherHan;
+      const ok = (ls === ANY_SCRIPT || ls.some((x) => scripts.has(x))) && (!want || allowed(info.languages[c]!, want)) && (info.scripts[c] !== otherHan || !hasHanVariants(info.languages[c]!));
       mask[c] = ok ? 0 : EXCLUDED;
       if (ok && ls !== ANY_SCRIPT) allowedCount++;
     });

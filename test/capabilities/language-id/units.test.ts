@@ -87,6 +87,10 @@ describe('Han writing (ISO 15924 Hans / Hant)', () => {
     expect(decode([0, 5, 5], info, '我今晚想去看电影', simplified.scripts, { mode: 'coverage', topK: 3 }).top.map((t) => t.label)).toEqual(['cmn_Hans']);
     const traditional = preflight('我今晚想去看電影') as { scripts: Set<string> };
     expect(decode([5, 0, 1], info, '我今晚想去看電影', traditional.scripts, { mode: 'coverage', topK: 3 }).label).toBe('yue_Hant');
+    // Vietnamese chữ Nôm is written in Han without either writing (CLDR): the rule leaves
+    // its label alone (regression: vie_Hans held-out sentences, traditional forms, 0% right)
+    const withVie = modelInfo(['cmn_Hans', 'cmn_Hant', 'vie_Hans'], { cmn: 1.3e9, vie: 8e7 }, 1);
+    expect(decode([0, 1, 5], withVie, '我今晚想去看電影', traditional.scripts, { mode: 'coverage', topK: 3 }).label).toBe('vie_Hans');
     // neither: the model decides among all three
     const both = preflight('我今晚想去看') as { scripts: Set<string> };
     expect(decode([0, 5, 0], info, '我今晚想去看', both.scripts, { mode: 'coverage', topK: 3 }).label).toBe('cmn_Hant');
