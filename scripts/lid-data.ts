@@ -58,11 +58,11 @@ const UDHR_LEFT_OUT = new Set(['062', '063']);
  * has news (NTREX-128) and Wikipedia (`text/arb_Arab/`), so they are trained.
  *
  * Historical and liturgical languages that write a script living languages write: trained
- * with them (issue 34), lid-lite-608 answered "Hello world" Old English and "Привет" Old
+ * with them, lid-lite-608 answered "Hello world" Old English and "Привет" Old
  * East Slavic in coverage mode, and lid-eval lost 1.8 points of single words (neural):
  * their text is word lists, Bible verses and old documents, which short modern text
  * resembles as much as it resembles its own language. Coptic and Gothic, the only
- * languages of their scripts, and Latin (trained since the first round) stay.
+ * languages of their scripts, and Latin stay.
  */
 const HISTORICAL = 'historical or liturgical language sharing its script with living languages: its word lists and old texts took short modern text (lid-lite-608: "Hello world" → ang_Latn, "Привет" → orv_Cyrl)';
 export const WITHHELD: Readonly<Record<string, string>> = Object.fromEntries(
@@ -115,6 +115,15 @@ export function hasDialectWord(label: string, line: string): boolean {
     if (words.has(t) || (t.length > 2 && /^[وف]/.test(t) && words.has(t.slice(1)))) return true;
   }
   return false;
+}
+
+/**
+ * The label a line of a label's file trains, by its content: a `yue_Hant` line without a
+ * {@link CANTONESE_CHARACTERS} character is standard written Chinese, `cmn_Hant`; any
+ * other line keeps its file's label.
+ */
+export function lineLabel(label: string, line: string): string {
+  return label === 'yue_Hant' && !CANTONESE_CHARACTERS.test(line) ? 'cmn_Hant' : label;
 }
 
 /**
@@ -196,39 +205,33 @@ export function loadTrainingText(): TrainingText {
   }
 
   // --- Common Voice and extra -------------------------------------------------------
+  /**
+   * A running-text file: lines of a dialect label without a word of its dialect dropped
+   * ({@link hasDialectWord}), each line trained under {@link lineLabel}, 10% of each
+   * label's lines (at most 300) held out: the first of the shuffled file, or, for a
+   * {@link PARALLEL_SOURCE} kept in file order, the last (whole documents).
+   */
   function addFile(label: string, file: string, source: string, cap: number): void {
     const all = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim().length > 0 && hasDialectWord(label, l));
-    const fileName = source.slice(source.lastIndexOf('/') + 1);
-    if (PARALLEL_SOURCE.test(fileName)) {
-      // whole documents held out: the last tenth in file order
-      const lines = all.length > cap ? shuffle(all, rand).slice(0, cap) : all;
-      const nHeld = Math.min(300, Math.floor(lines.length / 10));
-      const p = pool(label);
+    const parallel = PARALLEL_SOURCE.test(source.slice(source.lastIndexOf('/') + 1));
+    const lines = parallel && all.length <= cap ? all : shuffle(all, rand).slice(0, cap);
+    const groups = new Map<string, string[]>([[label, []]]);
+    for (const l of lines) {
+      const to = lineLabel(label, l);
+      let g = groups.get(to);
+      if (!g) groups.set(to, (g = []));
+      g.push(l);
+    }
+    for (const [to, ls] of groups) {
+      const nHeld = Math.min(300, Math.floor(ls.length / 10));
+      const p = pool(to);
       p.sources.add(source);
-      p.heldOut.push(...lines.slice(lines.length - nHeld));
-      for (const l of lines.slice(0, lines.length - nHeld)) { p.train.push(l); p.parallel.add(l); }
-      return;
+      p.heldOut.push(...(parallel ? ls.slice(ls.length - nHeld) : ls.slice(0, nHeld)));
+      for (const l of parallel ? ls.slice(0, ls.length - nHeld) : ls.slice(nHeld)) {
+        p.train.push(l);
+        if (parallel) p.parallel.add(l);
+      }
     }
-    const lines = shuffle(all, rand).slice(0, cap);
-    const nHeld = Math.min(300, Math.floor(lines.length / 10));
-    if (label === 'yue_Hant') {
-      // by content: written Cantonese stays yue_Hant, standard written Chinese is cmn_Hant
-      const yue = lines.filter((l) => CANTONESE_CHARACTERS.test(l)), cmn = lines.filter((l) => !CANTONESE_CHARACTERS.test(l));
-      const split = (lab: string, ls: string[]) => {
-        if (ls.length === 0) return;
-        const n = Math.min(300, Math.floor(ls.length / 10));
-        const p = pool(lab);
-        p.sources.add(source);
-        p.heldOut.push(...ls.slice(0, n));
-        p.train.push(...ls.slice(n));
-      };
-      split('yue_Hant', yue); split('cmn_Hant', cmn);
-      return;
-    }
-    const p = pool(label);
-    p.sources.add(source);
-    p.heldOut.push(...lines.slice(0, nHeld));
-    p.train.push(...lines.slice(nHeld));
   }
   /** A `*.words.txt` word list: 10% (at most 300 entries) held out, the rest lexicon. */
   function addWordList(label: string, file: string, source: string): void {

@@ -30,7 +30,10 @@ const engine = createEngine({ repository: repo, executionProvider: 'cpu', intraO
 interface LabelScore { label: string; set: string; texts: number; acc: number; main: string; n: number; }
 function scoresOf(preds: Prediction[], set: string): LabelScore[] {
   const byLabel = new Map<string, Prediction[]>();
-  for (const p of preds) byLabel.set(p.gold, [...(byLabel.get(p.gold) ?? []), p]);
+  for (const p of preds) {
+    const ps = byLabel.get(p.gold);
+    if (ps) ps.push(p); else byLabel.set(p.gold, [p]);
+  }
   return [...byLabel].map(([label, ps]) => {
     const wrong = new Map<string, number>();
     for (const p of ps) if (p.predicted !== label) wrong.set(p.predicted, (wrong.get(p.predicted) ?? 0) + 1);

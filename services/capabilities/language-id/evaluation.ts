@@ -44,7 +44,7 @@ export function macroF1(preds: readonly Prediction[]): number {
  * hin/awa/bho/mag/hne/mai, pes/prs, pbu/pbt, cmn_Hans/cmn_Hant/yue_Hant, kin/run, spa/ast/glg,
  * cat/oci, ita/vec/lij/lmo/scn), and neighbours that share a script (glg/por, bam/dyu,
  * ces/slk, the East South Slavic and East Slavic languages, the Nguni languages, sot/tsn,
- * amh/tir, arb/pes/urd), and from issue 34 bod/dzo and ceb/tgl.
+ * amh/tir, arb/pes/urd, bod/dzo, ceb/tgl).
  */
 export const RELATED_LANGUAGES: readonly (readonly string[])[] = [
   ['bos', 'hrv', 'srp_Latn'], ['nob', 'nno', 'dan', 'swe'], ['zsm', 'ind'], ['arb', 'ary', 'arz', 'apc', 'ajp', 'acm', 'acq', 'aeb', 'arq', 'ars', 'afb', 'acw', 'apd', 'ayl', 'mey'],
