@@ -1,29 +1,34 @@
 /**
- * `npm run bench:diacritics`: the diacritization models on the held-out text of each
- * language (scripts/diacritics-data.ts: one line in ten, by a seeded hash; never trained
- * on), marks stripped from the correctly written lines, beside two baselines measured in
- * the same run: "doing nothing" (the stripped text) and "most frequent marked form per
- * word" (a lexicon built from the same training text).
+ * `npm run bench:diacritics`: the diacritization models on two sets per language
+ * (scripts/diacritics-data.ts), marks stripped from the correctly written lines: the news
+ * development set (half of NTREX-128 and UD dev text: another source and domain than most
+ * training text, never trained on) and the held-out split of the training text (one line
+ * in ten, by a seeded hash; never trained on, but of the training text's own sources),
+ * beside two baselines measured in the same run: "doing nothing" (the stripped text) and
+ * "most frequent marked form per word" (a lexicon built from the same training text).
  *
- * Figures: alpha-word accuracy (words with a letter restored exactly; Náplava et al.
- * 2018, "Diacritics Restoration Using Neural Networks", LREC), per language and model;
- * for Arabic also the diacritic error rate (DER: Arabic letters whose marks differ from
- * the reference), with case endings and without (the last letter of each word left
- * out); speed in characters per second on one core at batch 64 (one onnxruntime thread);
- * the model's size on disk (every file of its folder); and diactag-2.0's calibration: at min_confidence 0.5 / 0.8 /
- * 0.95 the share of letters with a choice left as typed and the accuracy of the rest.
+ * Figures (scripts/diacritics-score.ts): alpha-word accuracy per set, language and model
+ * (Vietnamese compared in one tone placement, "hòa" = "hoà"); for Arabic also the
+ * diacritic error rate (DER), with case endings and without; speed in characters per
+ * second on one core at batch 64 (one onnxruntime thread); each model's load time (from
+ * nothing loaded to ready, in this process) and its characters/s on one text of 20,000
+ * characters beside one of 200 (Vietnamese and Polish news text), so that a decoder
+ * slower than linear in the text's length shows; the model's size on disk (every file of
+ * its folder); and diactag-2.0's calibration: at min_confidence 0.5 / 0.8 / 0.95 the
+ * share of letters with a choice left as typed and the accuracy of the rest.
  * Every diacritization model of the capability module that is installed is measured
  * through its own backend (the engine a worker's inference thread runs); models not
  * installed are skipped with a line saying so.
  *
- * Environment: BENCH_DIACRITICS_LINES (held-out lines per language, default 1000),
+ * Environment: BENCH_DIACRITICS_LINES (lines per language and set, default 1000),
  * MODEL_REPOSITORY (default models/).
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DIACRITICS_SOURCES, heldOut, linesOf } from '../scripts/diacritics-data.ts';
-import { formOf, inCase, stripMarks, units, vietnameseToneOnFirstVowel, type Unit } from '../services/capabilities/diacritize/marks.ts';
+import { DIACRITICS_SOURCES, linesOf, linesWithRole } from '../scripts/diacritics-data.ts';
+import { der, pctOf as pct, wordScore, words } from '../scripts/diacritics-score.ts';
+import { formOf, inCase, stripMarks, units, type Unit } from '../services/capabilities/diacritize/marks.ts';
 import { openTagger, scoreSlots, type Loaded, type Row } from '../services/capabilities/diacritize/backends/diactag.ts';
 import { bestClass, formFrom, slotsOf, type Slot } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures } from '../services/capabilities/diacritize/tagger-features.ts';
@@ -36,52 +41,11 @@ const LINES = Number(process.env.BENCH_DIACRITICS_LINES ?? 1000);
 const REPO = new ModelRepository(process.env.MODEL_REPOSITORY ?? fileURLToPath(new URL('../models/', import.meta.url)));
 const LANGS = Object.keys(DIACRITICS_SOURCES);
 
-/** Words of a text: runs of letter units, NFC. */
-function words(text: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  for (const u of units(text)) {
-    if (u.letter) cur += u.text;
-    else if (cur) { out.push(cur); cur = ''; }
-  }
-  if (cur) out.push(cur);
-  return out;
-}
-
-/**
- * Alpha-word accuracy counts: words of `got` equal to those of `want`, position by
- * position. Vietnamese is compared in the project's tone placement on both sides
- * (vietnameseToneOnFirstVowel: hòa and hoà are the same restoration; docs/api-choices.md).
- */
-function wordScore(want: string, got: string, lang = ''): [number, number] {
-  const style = (s: string) => (lang === 'vie' ? vietnameseToneOnFirstVowel(s) : s);
-  const a = words(style(want)); const b = words(style(got));
-  let ok = 0;
-  for (let i = 0; i < a.length; i++) if (a[i]!.normalize('NFC') === b[i]?.normalize('NFC')) ok++;
-  return [ok, a.length];
-}
-
-/** DER counts over Arabic letters: [errors, letters] with and without each word's last letter. */
-function der(want: string, got: string): { all: [number, number]; noCase: [number, number] } {
-  const a = units(want); const b = units(got);
-  const r = { all: [0, 0] as [number, number], noCase: [0, 0] as [number, number] };
-  if (a.length !== b.length) return r;
-  for (let i = 0; i < a.length; i++) {
-    if (!a[i]!.letter || !/\p{Script=Arabic}/u.test(a[i]!.base)) continue;
-    const wrong = a[i]!.text !== b[i]!.text ? 1 : 0;
-    r.all[0] += wrong; r.all[1]++;
-    if (a[i + 1]?.letter) { r.noCase[0] += wrong; r.noCase[1]++; }
-  }
-  return r;
-}
-
-const pct = (x: [number, number]) => (x[1] === 0 ? '—' : (100 * x[0] / x[1]).toFixed(1));
-
 /** The "most frequent marked form per word" baseline, from the training lines. */
 function lexiconOf(lang: string): Map<string, string> {
   const counts = new Map<string, Map<string, number>>();
   for (const l of linesOf(lang)) {
-    if (heldOut(l.text)) continue;
+    if (l.role !== 'train') continue;
     for (const w of words(l.text)) {
       const form = units(w).map((u) => formOf(u, lang)).join('').normalize('NFC');
       const key = stripMarks(form);
@@ -121,29 +85,42 @@ function prepareText(m: Loaded, lang: string, want: string): Prepared {
   return { lang, want, input, us, slots, rows: slots.map((slot) => ({ item: 0, slot, ids: slotFeatures(p, slot.unit, lang, m.features) })) };
 }
 
-const held = new Map<string, string[]>();
-for (const lang of LANGS) held.set(lang, linesOf(lang).filter((l) => heldOut(l.text)).slice(0, LINES).map((l) => l.text));
+/** The two sets measured, by name: lines per language. */
+const SETS = ['news dev', 'held-out'] as const;
+type SetName = typeof SETS[number];
+const sets = new Map<SetName, Map<string, string[]>>([
+  ['news dev', new Map(LANGS.map((l) => [l, linesWithRole(l, 'dev').slice(0, LINES)]))],
+  ['held-out', new Map(LANGS.map((l) => [l, linesWithRole(l, 'heldout').slice(0, LINES)]))],
+]);
+const held = sets.get('held-out')!;
 
-console.log(`diacritic restoration on held-out text (scripts/diacritics-data.ts), up to ${LINES} lines per language, Node ${process.version}`);
-const baseline: Record<string, [string, string]> = {};
+console.log(`diacritic restoration on the news development set and the held-out split of the training text (scripts/diacritics-data.ts), up to ${LINES} lines per language and set, Node ${process.version}`);
+/** Rows of the accuracy table, by set and language. */
+const accuracy = new Map<string, Record<string, string | number>>();
 for (const lang of LANGS) {
   const lex = lexiconOf(lang);
-  let nothing: [number, number] = [0, 0]; let lexi: [number, number] = [0, 0];
-  for (const t of held.get(lang)!) {
-    const a = wordScore(t, stripMarks(t), lang); nothing = [nothing[0] + a[0], nothing[1] + a[1]];
-    const b = wordScore(t, byLexicon(stripMarks(t), lex, lang), lang); lexi = [lexi[0] + b[0], lexi[1] + b[1]];
+  for (const set of SETS) {
+    let nothing: [number, number] = [0, 0]; let lexi: [number, number] = [0, 0];
+    for (const t of sets.get(set)!.get(lang)!) {
+      const a = wordScore(t, stripMarks(t), lang); nothing = [nothing[0] + a[0], nothing[1] + a[1]];
+      const b = wordScore(t, byLexicon(stripMarks(t), lex, lang), lang); lexi = [lexi[0] + b[0], lexi[1] + b[1]];
+    }
+    accuracy.set(`${set}/${lang}`, { set, language: lang, lines: sets.get(set)!.get(lang)!.length, nothing: pct(nothing), 'most frequent form': pct(lexi) });
   }
-  baseline[lang] = [pct(nothing), pct(lexi)];
 }
 
-/** A request event of the diacritize capability for a held-out text. */
+/** A request event of the diacritize capability for a text. */
 const request = (model: string, text: string, language: string): DiacritizeRequest => ({
   text, model, language, caseEndings: true, hints: null, aligned: true, minConfidence: 0,
 });
 
-const accuracy = new Map<string, Record<string, string | number>>(LANGS.map((l) => [l, {
-  language: l, lines: held.get(l)!.length, nothing: baseline[l]![0], 'most frequent form': baseline[l]![1],
-}]));
+/** One text of about `chars` characters, news lines without marks joined by spaces. */
+function newsText(lang: string, chars: number): string {
+  let out = '';
+  for (const l of sets.get('news dev')!.get(lang)!) { if (out.length >= chars) break; out += `${stripMarks(l)} `; }
+  return Array.from(out).slice(0, chars).join('');
+}
+
 const calibration: Array<Record<string, string>> = [];
 const speed: Array<Record<string, string | number>> = [];
 for (const { name } of capabilityModule('diacritize').models) {
@@ -152,23 +129,27 @@ for (const { name } of capabilityModule('diacritize').models) {
   // the model's own backend, as a worker's inference thread runs it (one onnxruntime thread)
   const { createEngine } = (await import(BACKENDS[cfg.backend]!.module.href)) as { createEngine(ctx: EngineContext): Engine<DiacritizeRequest, DiacritizeOutput> };
   const engine = createEngine({ repository: REPO.root, executionProvider: 'cpu', intraOpThreads: 1 });
+  const t0 = process.hrtime.bigint();
   await engine.load(name);
-  for (const lang of LANGS) {
-    const texts = held.get(lang)!;
-    let acc: [number, number] = [0, 0];
-    const d = { all: [0, 0] as [number, number], noCase: [0, 0] as [number, number] };
-    for (let i = 0; i < texts.length; i += 64) {
-      const batch = texts.slice(i, i + 64);
-      const rs = await engine.run(name, batch.map((t) => request(name, stripMarks(t), lang)));
-      rs.forEach((r, k) => {
-        const got = r.output?.text ?? stripMarks(batch[k]!);
-        const s = wordScore(batch[k]!, got, lang); acc = [acc[0] + s[0], acc[1] + s[1]];
-        if (lang === 'ara') { const e = der(batch[k]!, got); d.all[0] += e.all[0]; d.all[1] += e.all[1]; d.noCase[0] += e.noCase[0]; d.noCase[1] += e.noCase[1]; }
-      });
+  const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  for (const set of SETS) {
+    for (const lang of LANGS) {
+      const texts = sets.get(set)!.get(lang)!;
+      let acc: [number, number] = [0, 0];
+      const d = { all: [0, 0] as [number, number], noCase: [0, 0] as [number, number] };
+      for (let i = 0; i < texts.length; i += 64) {
+        const batch = texts.slice(i, i + 64);
+        const rs = await engine.run(name, batch.map((t) => request(name, stripMarks(t), lang)));
+        rs.forEach((r, k) => {
+          const got = r.output?.text ?? stripMarks(batch[k]!);
+          const sc = wordScore(batch[k]!, got, lang); acc = [acc[0] + sc[0], acc[1] + sc[1]];
+          if (lang === 'ara') { const e = der(batch[k]!, got); d.all[0] += e.all[0]; d.all[1] += e.all[1]; d.noCase[0] += e.noCase[0]; d.noCase[1] += e.noCase[1]; }
+        });
+      }
+      const row = accuracy.get(`${set}/${lang}`)!;
+      row[name] = pct(acc);
+      if (lang === 'ara' && texts.length > 0) row[`${name} DER % (case endings / without)`] = `${pct(d.all)} / ${pct(d.noCase)}`;
     }
-    const row = accuracy.get(lang)!;
-    row[name] = pct(acc);
-    if (lang === 'ara') row[`${name} DER % (case endings / without)`] = `${pct(d.all)} / ${pct(d.noCase)}`;
   }
 
   // speed: batches of 64 held-out sentences of 80–120 characters without marks, through the backend
@@ -182,7 +163,17 @@ for (const { name } of capabilityModule('diacritize').models) {
     }
   }
   const s = Number(process.hrtime.bigint() - start) / 1e9;
-  speed.push({ model: name, 'characters/s (1 core, batch 64)': Math.round(chars / s), 'model size MB (all files of its folder)': (folderBytes(cfg.dir) / 1e6).toFixed(1) });
+  // one long text against one short one, alone (the decoder's cost per character should not grow with the length)
+  const single = async (lang: string, n: number, reps: number) => {
+    const text = newsText(lang, n);
+    await engine.run(name, [request(name, text, lang)]);
+    const t = process.hrtime.bigint();
+    for (let r = 0; r < reps; r++) await engine.run(name, [request(name, text, lang)]);
+    return Math.round(reps * Array.from(text).length / (Number(process.hrtime.bigint() - t) / 1e9));
+  };
+  const lengths: Record<string, string> = {};
+  for (const lang of ['vie', 'pol']) lengths[`${lang} chars/s: 200 | 20,000 chars`] = `${await single(lang, 200, 50)} | ${await single(lang, 20_000, 3)}`;
+  speed.push({ model: name, 'load ms': Math.round(loadMs), 'characters/s (1 core, batch 64)': Math.round(chars / s), ...lengths, 'model size MB (all files of its folder)': (folderBytes(cfg.dir) / 1e6).toFixed(1) });
   await engine.unload(name);
 
   if (cfg.backend === 'diactag') calibration.push(...await taggerCalibration(name));
@@ -219,7 +210,7 @@ async function taggerCalibration(name: string): Promise<Array<Record<string, str
   await m.session.release();
   return [...cal].map(([th, c]) => ({ model: name, min_confidence: String(th), 'left as typed %': (100 * c.left / (c.left + c.decided)).toFixed(1), 'accuracy of the rest %': (100 * c.right / Math.max(1, c.decided)).toFixed(2) }));
 }
-console.log('alpha-word accuracy %');
+console.log('alpha-word accuracy %, news development set then held-out split');
 console.table(table);
 console.log('speed and size');
 console.table(speed);

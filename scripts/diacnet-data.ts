@@ -1,6 +1,6 @@
 /**
  * Training data of the diacnet models (scripts/train_diacnet.py): the training lines of
- * scripts/diacritics-data.ts (held-out lines left out) as sequences of character ids of
+ * scripts/diacritics-data.ts (held-out and news development lines left out) as sequences of character ids of
  * the text without marks, lower case (one per unit, services/capabilities/diacritize/
  * marks.ts), with the class of each letter that has a choice in its language (classes and
  * candidates of diactag-2.0, so that the models share one class space) and the language.
@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CORPORA, DIACRITICS_SOURCES, MARKED_LANGUAGES, heldOut, linesOf } from './diacritics-data.ts';
+import { CORPORA, DIACRITICS_SOURCES, MARKED_LANGUAGES, linesOf } from './diacritics-data.ts';
 import { formOf, units } from '../services/capabilities/diacritize/marks.ts';
 import { classOf, type TaggerCandidates } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures, type TaggerFeatureSpec } from '../services/capabilities/diacritize/tagger-features.ts';
@@ -51,7 +51,7 @@ for (const [li, lang] of languages.entries()) {
   let taken = 0;
   for (const l of linesOf(lang, args.corpora ?? CORPORA)) {
     if (taken >= MAX_LINES) break;
-    if (heldOut(l.text)) continue;
+    if (l.role !== 'train') continue;
     const us = units(l.text);
     // a line without any mark in a language that writes them is text written without marks: left out
     if (MARKED_LANGUAGES.has(lang) && !us.some((u) => u.marked)) continue;

@@ -1,17 +1,22 @@
 /**
- * The diacritization text of `../shared/data/corpora` (README there; licences per source
- * in its SOURCES.tsv files) per language, and the seeded held-out split that
- * scripts/train-diacritics.ts leaves out and bench/diacritics.ts measures on. Sources:
- * Common Voice sentences (`cv/`, CC0 1.0), `extra/` (hau, ibo, yor: TaTA CC BY 4.0,
- * OpenSLR 86 and UD Yorùbá-YTB CC BY-SA 4.0; vie: UD VTB train/dev CC BY-SA 4.0, Truyện
- * Kiều public domain, Vietnamese Wikipedia CC BY-SA 3.0), `text/<label>/` (UD Bosque,
- * GSD dev, Sequoia; AfriSenti tweets CC BY 4.0; NTREX-128 CC BY-SA 4.0; Common Voice yo/ig
- * CC0) and vowelled Arabic (`tashkeel/ara_train.txt`, the Fadel et al. 2019 validation
- * split, and `text/arb_Arab/`, Tashkeela books via AliOsm/shakkelha; MIT as stated by
- * those repositories, the upstream Tashkeela corpus is GPL-2.0: see the model card).
- * Common Voice Arabic (`cv/ar.txt`) is left out: it carries no vowel marks. No
- * evaluation split of another project is read (UD test splits, FLORES, the Fadel test
- * split are not in the folder).
+ * The diacritization text of `../shared/data/corpora` (README there, sections 1–5;
+ * licences per source in its SOURCES.tsv files) per language, split three ways
+ * (issue 35): the news development set ({@link NEWS_DEV}, never trained on; weights are
+ * tuned and models chosen on it), the seeded held-out split of the training text (one line
+ * in ten, measured by bench/diacritics.ts beside the news set) and the training text.
+ * Sources: Common Voice sentences (`cv/`, CC0 1.0); `extra/` (hau, ibo, yor: TaTA CC BY
+ * 4.0, OpenSLR 86 and UD Yorùbá-YTB CC BY-SA 4.0; vie: UD VTB train/dev CC BY-SA 4.0,
+ * Truyện Kiều public domain, Vietnamese Wikipedia CC BY-SA 3.0); `text/<label>/`
+ * (Vietnamese Wikipedia 2017 CC BY-SA 3.0; LibreOffice help MPL-2.0; NTREX-128 CC BY-SA
+ * 4.0; UD Bosque, Portuguese-GSD, Spanish-GSD dev, French-GSD dev and ParisStories,
+ * Turkish dev treebanks CC BY-SA 4.0, French Sequoia LGPL-LR; AfriSenti tweets CC BY 4.0;
+ * Common Voice yo/ig CC0); vowelled Arabic (`tashkeel/ara_train.txt`, the Fadel et al.
+ * 2019 validation split, and `text/arb_Arab/tashkeela-shakkelha.txt`, Tashkeela books via
+ * AliOsm/shakkelha; MIT as stated by those repositories, the upstream Tashkeela corpus is
+ * GPL-2.0: see the model card). GPL-3.0-only text is not trained on
+ * ({@link LEFT_OUT_FILES}). Common Voice Arabic (`cv/ar.txt`) is left out: it carries no
+ * vowel marks. No evaluation split of another project is read (UD test splits, FLORES, the
+ * Fadel test split are not in the folder).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,20 +27,92 @@ import { stripMarks } from '../services/capabilities/diacritize/marks.ts';
 /** The corpora folder. */
 export const CORPORA = fileURLToPath(new URL('../../shared/data/corpora/', import.meta.url));
 
-/** The 11 languages (ISO 639-3) and their files, relative to {@link CORPORA}; a folder means every .txt in it. */
+/** The 11 languages (ISO 639-3) and their files, relative to {@link CORPORA}; a folder means every .txt in it (minus {@link LEFT_OUT_FILES}). */
 export const DIACRITICS_SOURCES: Readonly<Record<string, readonly string[]>> = {
   yor: ['extra/yor.txt', 'text/yor_Latn'],
   ibo: ['extra/ibo.txt', 'text/ibo_Latn'],
   hau: ['extra/hau.txt', 'text/hau_Latn', 'cv/ha.txt'],
-  vie: ['extra/vie.txt', 'cv/vi.txt'],
-  pol: ['cv/pl.txt'],
-  tur: ['cv/tr.txt'],
+  vie: ['extra/vie.txt', 'cv/vi.txt', 'text/vie_Latn'],
+  pol: ['cv/pl.txt', 'text/pol_Latn'],
+  tur: ['cv/tr.txt', 'text/tur_Latn'],
   por: ['cv/pt.txt', 'text/por_Latn'],
   spa: ['cv/es.txt', 'text/spa_Latn'],
   fra: ['cv/fr.txt', 'text/fra_Latn'],
-  ita: ['cv/it.txt'],
+  ita: ['cv/it.txt', 'text/ita_Latn'],
   ara: ['tashkeel/ara_train.txt', 'text/arb_Arab'],
 };
+
+/**
+ * Files of the folders above that are never trained on: text under GPL-3.0 only
+ * (UD Polish-LFG dev; the Yorùbá blog and speech-prompt text of Niger-Volta-LTI/
+ * yoruba-text), kept out of the models as the GPL-only Hunspell dictionaries are;
+ * Arabic without vowel marks (Wikipedia, NTREX), which teaches nothing about marks.
+ * UD Polish-LFG dev is still read as development text ({@link NEWS_DEV}: measuring is not
+ * distributing).
+ */
+export const LEFT_OUT_FILES: ReadonlySet<string> = new Set([
+  'text/pol_Latn/ud-lfg-dev.txt', 'text/yor_Latn/yoruba-text-gpl.txt', 'text/arb_Arab/arabic-wikipedia.txt', 'text/arb_Arab/ntrex128.txt',
+]);
+
+/**
+ * The news development set of each language (issue 35): text from another source and
+ * domain than most of the training text, never trained on; every weight is tuned and every
+ * model chosen on it, and bench:diacritics reports it beside the held-out split of the
+ * training text. `ntrex`: the first half of each translation of the NTREX-128 news file
+ * (WMT19 newstest, CC BY-SA 4.0; by position in its translation, so that whole
+ * documents fall on one side); `whole`: Universal Dependencies dev text read whole (UD
+ * Polish-LFG dev GPL-3.0, Turkish BOUN/Kenet/Penn/Tourism dev and Spanish-GSD dev
+ * CC BY-SA 4.0; French-GSD dev with ParisStories, CC BY-SA 4.0). Arabic has no news text
+ * with vowel marks in ../shared, so no news set.
+ */
+export const NEWS_DEV: Readonly<Record<string, { ntrex?: string; whole?: readonly string[] }>> = {
+  yor: { ntrex: 'text/yor_Latn/ntrex.txt' },
+  ibo: { ntrex: 'text/ibo_Latn/ntrex128.txt' },
+  hau: { ntrex: 'text/hau_Latn/ntrex128.txt' },
+  vie: { ntrex: 'text/vie_Latn/ntrex.txt' },
+  pol: { ntrex: 'text/pol_Latn/ntrex.txt', whole: ['text/pol_Latn/ud-lfg-dev.txt'] },
+  tur: { ntrex: 'text/tur_Latn/ntrex.txt', whole: ['text/tur_Latn/ud-turkish-dev.txt'] },
+  por: { ntrex: 'text/por_Latn/ntrex.txt' },
+  spa: { ntrex: 'text/spa_Latn/ntrex.txt', whole: ['text/spa_Latn/ud-gsd-dev.txt'] },
+  fra: { ntrex: 'text/fra_Latn/ntrex.txt', whole: ['text/fra_Latn/ud-french.txt'] },
+  ita: { ntrex: 'text/ita_Latn/ntrex.txt' },
+};
+
+/**
+ * Where each translation of a multi-translation NTREX file starts (0-based line), found by
+ * its first document (the Welsh Assembly article; the third Spanish one has lost its title) and checked by {@link ntrexRoles}: the
+ * files merge the translations (spa, spa-MX, ref-2.spa; fra, fra-CA; por, por-BR) and drop
+ * lines already seen, so each translation holds the same sentences in the same order.
+ */
+export const NTREX_TRANSLATION_STARTS: Readonly<Record<string, readonly number[]>> = {
+  'text/spa_Latn/ntrex.txt': [0, 1972, 3928],
+  'text/fra_Latn/ntrex.txt': [0, 1993],
+  'text/por_Latn/ntrex.txt': [0, 1974],
+};
+/** A line in the first this share of its translation is development text. */
+export const NTREX_DEV_SHARE = 0.5;
+/** A line from this share of its translation on is training text; the lines between are read by neither (a margin for translations that dropped different lines). */
+export const NTREX_TRAIN_FROM = 0.55;
+
+/** What a line is for: training, the held-out split of the training text, the news development set, or nothing. */
+export type LineRole = 'train' | 'heldout' | 'dev' | 'unused';
+
+/**
+ * The role of each line of an NTREX file by its position in its translation ({@link NTREX_DEV_SHARE}, {@link NTREX_TRAIN_FROM}).
+ * @throws Error when a listed translation start is not the Welsh Assembly article's title (the file changed)
+ */
+export function ntrexRoles(file: string, lines: readonly string[]): LineRole[] {
+  const starts = NTREX_TRANSLATION_STARTS[file] ?? [0];
+  const welsh = /Gales|Galles|gallois|Asamblea|Assembl/i;
+  for (const s of starts) if (s > 0 && !lines.slice(s, s + 2).some((l) => welsh.test(l))) throw new Error(`${file}: line ${s} does not start a translation (NTREX_TRANSLATION_STARTS)`);
+  return lines.map((_, i) => {
+    let k = starts.length - 1;
+    while (starts[k]! > i) k--;
+    const from = starts[k]!; const to = starts[k + 1] ?? lines.length;
+    const at = (i - from) / (to - from);
+    return at < NTREX_DEV_SHARE ? 'dev' : at >= NTREX_TRAIN_FROM ? 'train' : 'unused';
+  });
+}
 
 /** Languages whose text without any mark is taken for text written without them, and weighs less in training. */
 export const MARKED_LANGUAGES: ReadonlySet<string> = new Set(['yor', 'ibo', 'hau', 'vie', 'ara']);
@@ -46,6 +123,14 @@ export const UNMARKED_WEIGHT = 0.2;
 /** A line's weight in training: {@link UNMARKED_WEIGHT} for a line without any mark in a language of {@link MARKED_LANGUAGES}, else 1. */
 export const lineWeight = (line: string, language: string): number => (MARKED_LANGUAGES.has(language) && stripMarks(line) === line.normalize('NFC') ? UNMARKED_WEIGHT : 1);
 
+/**
+ * How much a line of a source counts in the word language model: LibreOffice help text
+ * (menu paths, UI labels, function names: a narrow software-help register, 1–4 MB per
+ * language) counts half; every other source (news, Wikipedia, treebanks, Common Voice
+ * sentences, tweets, books) counts fully.
+ */
+export const registerWeight = (source: string): number => (source.includes('libreoffice-help') ? 0.5 : 1);
+
 /** Seed of the held-out split. */
 export const SPLIT_SEED = 0x5eed_d1ac;
 /** One line in this many is held out (by a seeded hash of the line, so the split does not depend on file order). */
@@ -54,22 +139,43 @@ export const HOLD_OUT_EVERY = 10;
 /** Whether a line is held out from training (and measured by bench/diacritics.ts). */
 export const heldOut = (line: string): boolean => fnv1a(stripMarks(line), SPLIT_SEED) % HOLD_OUT_EVERY === 0;
 
-/** A line of text and where it came from. */
-export interface SourceLine { text: string; source: string; }
+/** A line of text, where it came from and what it is for. */
+export interface SourceLine { text: string; source: string; role: LineRole; }
+
+/** The .txt files of a source entry (a file, or every .txt of a folder), relative to the root, sorted. */
+function filesOf(entry: string, root: string): string[] {
+  const p = join(root, entry);
+  if (!existsSync(p)) throw new Error(`missing corpus file ${p}`);
+  return entry.endsWith('.txt') ? [entry] : readdirSync(p).filter((f) => f.endsWith('.txt')).sort().map((f) => `${entry}/${f}`);
+}
+
+const readLines = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => l.normalize('NFC'));
 
 /**
- * Every line of a language's sources, in file order.
- * @throws Error when a listed file is missing
+ * Every line of a language's sources and of its news development set, in file order, with
+ * its role: news development lines ({@link NEWS_DEV}) are `dev`; of the rest, one line in
+ * {@link HOLD_OUT_EVERY} is `heldout` and the others `train`; {@link LEFT_OUT_FILES} give
+ * only their development lines. A development file missing from `root` is skipped (tests
+ * build small corpora folders).
+ * @throws Error when a listed source file is missing
  */
 export function linesOf(language: string, root = CORPORA): SourceLine[] {
   const out: SourceLine[] = [];
-  for (const entry of DIACRITICS_SOURCES[language] ?? []) {
-    const p = join(root, entry);
-    if (!existsSync(p)) throw new Error(`missing corpus file ${p}`);
-    const files = entry.endsWith('.txt') ? [p] : readdirSync(p).filter((f) => f.endsWith('.txt')).sort().map((f) => join(p, f));
-    for (const f of files) {
-      for (const line of readFileSync(f, 'utf8').split('\n')) if (line.trim()) out.push({ text: line.normalize('NFC'), source: f.slice(root.length) });
-    }
-  }
+  const dev = NEWS_DEV[language] ?? {};
+  const seen = new Set<string>();
+  const add = (file: string, roles?: readonly LineRole[]) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    readLines(join(root, file)).forEach((text, i) => {
+      const role = roles?.[i] ?? (heldOut(text) ? 'heldout' : 'train');
+      if (role !== 'unused') out.push({ text, source: file, role });
+    });
+  };
+  for (const file of dev.whole ?? []) if (existsSync(join(root, file))) add(file, readLines(join(root, file)).map(() => 'dev'));
+  if (dev.ntrex && existsSync(join(root, dev.ntrex))) add(dev.ntrex, ntrexRoles(dev.ntrex, readLines(join(root, dev.ntrex))));
+  for (const entry of DIACRITICS_SOURCES[language] ?? []) for (const f of filesOf(entry, root)) if (!LEFT_OUT_FILES.has(f)) add(f);
   return out;
 }
+
+/** The lines of a language with the given role (text only). */
+export const linesWithRole = (language: string, role: LineRole, root = CORPORA): string[] => linesOf(language, root).filter((l) => l.role === role).map((l) => l.text);

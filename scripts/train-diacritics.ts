@@ -12,8 +12,8 @@
  * learning rate, seeded; the ONNX graph is the language-ID one (scripts/lid-onnx.ts),
  * with the candidates as the label mask.
  *
- * Data: scripts/diacritics-data.ts (sources and licences); one line in ten is held out
- * by a seeded hash and never trained on. In Yorùbá, Igbo, Hausa, Vietnamese and Arabic
+ * Data: scripts/diacritics-data.ts (sources and licences); the news development set and
+ * one line in ten of the rest (by a seeded hash) are never trained on. In Yorùbá, Igbo, Hausa, Vietnamese and Arabic
  * a line with no mark at all is taken for text written without marks and weighs
  * {@link UNMARKED_WEIGHT}.
  *
@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { DIACNET_RECIPES } from './diacnet-recipes.ts';
 import { exportEmbeddingBag, LID_INPUTS, LID_OUTPUTS } from './lid-onnx.ts';
 import { rng } from './rng.ts';
-import { DIACRITICS_SOURCES, MARKED_LANGUAGES, UNMARKED_WEIGHT, heldOut, linesOf } from './diacritics-data.ts';
+import { DIACRITICS_SOURCES, MARKED_LANGUAGES, UNMARKED_WEIGHT, linesOf } from './diacritics-data.ts';
 import { formOf, hasMarks, units } from '../services/capabilities/diacritize/marks.ts';
 import { classOf, type TaggerCandidates } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures, type TaggerFeatureSpec } from '../services/capabilities/diacritize/tagger-features.ts';
@@ -67,7 +67,7 @@ const train = new Map<string, Array<{ text: string; weight: number }>>();
 const counts = new Map<string, Map<string, number>>(); // `${lang}\t${base}` → class → count
 for (const lang of languages) {
   const all = linesOf(lang);
-  const lines = all.filter((l) => !heldOut(l.text));
+  const lines = all.filter((l) => l.role === 'train');
   const kept: Array<{ text: string; weight: number }> = [];
   for (const l of lines) {
     const us = units(l.text);
