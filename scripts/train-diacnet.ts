@@ -4,8 +4,9 @@
  * builds a diacnet model in five steps: the training data (scripts/diacnet-data.ts),
  * training with NumPy (scripts/train_diacnet.py; Debian python3-numpy), the ONNX model
  * folder (scripts/diacnet-onnx.ts), the word lexicon and trigram language model
- * (scripts/word-lm.ts) and the weight of the word-level rescoring per language, chosen on
- * a development split of the training text (scripts/tune-word-lm.ts). `--max-lines N` takes at most N training lines per
+ * (scripts/word-lm.ts, with the Hunspell lexicons of `--hunspell`, default all five) and the
+ * settings of the word-level rescoring per language, chosen on the news development set
+ * (scripts/tune-word-lm.ts). `--max-lines N` takes at most N training lines per
  * language (tests build tiny models with it); `--corpora DIR` reads another corpora folder
  * of the same layout (tests write a small one).
  * @throws Error when a step fails
@@ -22,7 +23,7 @@ const { values: a } = parseArgs({
   options: {
     name: { type: 'string' }, hidden: { type: 'string' }, dilations: { type: 'string' },
     minutes: { type: 'string' }, steps: { type: 'string', default: '0' }, python: { type: 'string', default: '/usr/bin/python3' }, out: { type: 'string' }, 'max-lines': { type: 'string' }, seed: { type: 'string', default: '13' },
-    'feature-dim': { type: 'string' }, corpora: { type: 'string' },
+    'feature-dim': { type: 'string' }, corpora: { type: 'string' }, hunspell: { type: 'string' },
   },
 });
 if (!a.name) throw new Error('--name is required (diacnet-2.0 or diacnet-mini-2.0)');
@@ -40,5 +41,5 @@ run(a.python!, [here('./train_diacnet.py'), '--steps', a.steps!, '--data', join(
 run(process.execPath, ['--import', 'tsx', here('./diacnet-onnx.ts'), '--weights', join(work, 'weights'), '--data', join(work, 'data'), '--name', a.name, ...(a.out ? ['--out', a.out] : [])]);
 const repo = a.out ?? fileURLToPath(new URL('../models/', import.meta.url));
 const corpora = a.corpora ? ['--corpora', a.corpora] : [];
-run(process.execPath, ['--max-old-space-size=8000', '--import', 'tsx', here('./word-lm.ts'), '--out', join(repo, a.name, 'word-lm.tsv.gz'), ...corpora, ...(a['max-lines'] ? ['--max-lines', a['max-lines']] : [])]);
+run(process.execPath, ['--max-old-space-size=16000', '--import', 'tsx', here('./word-lm.ts'), '--out', join(repo, a.name, 'word-lm.bin.gz'), ...corpora, ...(a['max-lines'] ? ['--max-lines', a['max-lines']] : []), ...(a.hunspell !== undefined ? ['--hunspell', a.hunspell] : [])]);
 run(process.execPath, ['--max-old-space-size=8000', '--import', 'tsx', here('./tune-word-lm.ts'), '--repo', repo, '--name', a.name, '--write', ...corpora]);

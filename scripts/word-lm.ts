@@ -1,16 +1,21 @@
 /**
- * The word lexicon and bigram language model of the diacnet models
- * (services/capabilities/diacritize/word-lm.ts has the format and the decoder), counted
- * from the training lines of scripts/diacritics-data.ts (the held-out lines are never
- * read). Usage: `tsx scripts/word-lm.ts --out FILE.tsv.gz [--corpora DIR] [--max-lines N]`.
+ * The word lexicon and language model of the diacnet models
+ * (services/capabilities/diacritize/word-lm.ts has the decoder, word-lm-format.ts the
+ * file), counted from the training lines of scripts/diacritics-data.ts (neither the
+ * held-out split nor the news development set is read), with the Hunspell and
+ * frequency-list lexicons of scripts/diacritics-lexicons.ts. Usage: `tsx scripts/word-lm.ts
+ * --out FILE.bin.gz [--corpora DIR] [--max-lines N] [--hunspell pol,tur,spa,fra,por]`
+ * (`--hunspell ''` builds without dictionaries).
  */
 import { writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { formOf, units, vietnameseToneOnFirstVowel } from '../services/capabilities/diacritize/marks.ts';
-import { END, START } from '../services/capabilities/diacritize/word-lm.ts';
-import { CORPORA, DIACRITICS_SOURCES, heldOut, lineWeight, linesOf } from './diacritics-data.ts';
+import { formOf, hasMarks, units, vietnameseToneOnFirstVowel } from '../services/capabilities/diacritize/marks.ts';
+import { END, keyOf, START } from '../services/capabilities/diacritize/word-lm.ts';
+import { encodeWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
+import { CORPORA, DIACRITICS_SOURCES, lineWeight, linesOf, registerWeight } from './diacritics-data.ts';
+import { HUNSPELL, lexiconOf, type LexiconEntry } from './diacritics-lexicons.ts';
 
 /**
  * Lower-case forms of the words (maximal runs of letters) of a line, NFC; Vietnamese in the
@@ -27,64 +32,190 @@ export function formsOfLine(line: string, language: string): string[] {
   return out;
 }
 
+/** A training line with its weight. */
+export interface WeightedLine { text: string; weight: number; }
+
+/** Ids are packed two to a number key: forms per language must stay below this. */
+const ID_SPACE = 2 ** 22;
+
 /**
- * The model file's text (before gzip) for the given lines per language. A line counts
- * with its training weight (lineWeight: a line without any mark in Yorùbá, Igbo, Hausa,
- * Vietnamese or Arabic counts 0.2, as in diactag's training), so counts are fractional
- * (two decimals in the file). Bigrams and trigrams counted less than `minBigram` are left
- * out; follower counts are taken before that. The pair `<s> <s>` (the context of a text's
- * first word) is always kept.
+ * The arrays of one language's model file (services/capabilities/diacritize/
+ * word-lm-format.ts) from weighted training lines and lexicon entries. Counts are
+ * weighted (lineWeight × the source's register weight, two decimals are plenty);
+ * bigrams and trigrams counted less than `minCount` are left out, follower counts are
+ * taken before that; the pair `<s> <s>` (the context of a text's first word) is always
+ * kept. Frequency-list forms with a mark or in a dictionary that the text never wrote
+ * join the tables with count 0; every form of the tables gets its dictionary flag and
+ * frequency share; the other dictionary forms go to the `dict` lines.
+ * @throws RangeError when a language has more than 4,194,304 forms
  */
-export function wordLmText(lines: ReadonlyMap<string, readonly string[]>, minBigram = 2): string {
-  const out: string[] = [];
-  for (const [lang, ls] of lines) {
-    const uni = new Map<string, number>();
-    const bi = new Map<string, number>();
-    const tri = new Map<string, number>();
-    let tokens = 0;
-    for (const line of ls) {
-      const w = lineWeight(line, lang);
-      let prev2 = START; let prev = START;
-      uni.set(START, (uni.get(START) ?? 0) + w);
-      bi.set(`${START}\t${START}`, (bi.get(`${START}\t${START}`) ?? 0) + w);
-      for (const f of [...formsOfLine(line, lang), END]) {
-        uni.set(f, (uni.get(f) ?? 0) + w);
-        tokens += w;
-        const k = `${prev}\t${f}`;
-        bi.set(k, (bi.get(k) ?? 0) + w);
-        const t = `${prev2}\t${k}`;
-        tri.set(t, (tri.get(t) ?? 0) + w);
-        prev2 = prev; prev = f;
-      }
+export function buildLangArrays(lines: Iterable<WeightedLine>, language: string, lexicon: ReadonlyMap<string, LexiconEntry> = new Map(), minCount = 2): LangArrays {
+  const ids = new Map<string, number>();
+  const forms: string[] = [];
+  const count: number[] = [];
+  const idOf = (f: string) => {
+    let i = ids.get(f);
+    if (i === undefined) {
+      i = forms.length;
+      if (i >= ID_SPACE) throw new RangeError(`word LM ${language}: more than ${ID_SPACE} forms`);
+      ids.set(f, i); forms.push(f); count.push(0);
     }
-    // distinct next forms of each form and of each pair of forms, before pruning
-    const followers = new Map<string, number>();
-    for (const k of bi.keys()) { const p = k.slice(0, k.indexOf('\t')); if (k !== `${START}\t${START}`) followers.set(p, (followers.get(p) ?? 0) + 1); }
-    const pairFollowers = new Map<string, number>();
-    for (const k of tri.keys()) { const p = k.slice(0, k.lastIndexOf('\t')); pairFollowers.set(p, (pairFollowers.get(p) ?? 0) + 1); }
-    const n = (c: number) => String(Math.round(c * 100) / 100);
-    out.push(`N\t${lang}\t${n(tokens)}\t${uni.size - 1}`);
-    for (const [f, c] of uni) out.push(`U\t${lang}\t${f}\t${n(c)}\t${followers.get(f) ?? 0}`);
-    for (const [k, c] of bi) if (c >= minBigram || k === `${START}\t${START}`) out.push(`B\t${lang}\t${k}\t${n(c)}\t${pairFollowers.get(k) ?? 0}`);
-    for (const [k, c] of tri) if (c >= minBigram) out.push(`T\t${lang}\t${k}\t${n(c)}`);
+    return i;
+  };
+  const S = idOf(START); const E = idOf(END);
+  const bi = new Map<number, number>(); // a * ID_SPACE + b → bigram index
+  const biA: number[] = []; const biB: number[] = []; const biC: number[] = [];
+  const biIndex = (a: number, b: number) => {
+    const k = a * ID_SPACE + b;
+    let j = bi.get(k);
+    if (j === undefined) { j = biA.length; bi.set(k, j); biA.push(a); biB.push(b); biC.push(0); }
+    return j;
+  };
+  const tri = new Map<number, number>(); // bigram index * ID_SPACE + c → count
+  let tokens = 0;
+  for (const { text, weight: w } of lines) {
+    if (!(w > 0)) continue;
+    count[S]! += w;
+    biC[biIndex(S, S)]! += w;
+    let prev2 = S; let prev = S;
+    for (const f of [...formsOfLine(text, language).map(idOf), E]) {
+      count[f]! += w;
+      tokens += w;
+      biC[biIndex(prev, f)]! += w;
+      const t = biIndex(prev2, prev) * ID_SPACE + f;
+      tri.set(t, (tri.get(t) ?? 0) + w);
+      prev2 = prev; prev = f;
+    }
   }
-  return `${out.join('\n')}\n`;
+  // forms of the frequency list join the tables when they carry a mark or a dictionary writes them
+  for (const [f, e] of lexicon) if (e.prior > 0 && (e.lexicon === 1 || hasMarks(f))) idOf(f);
+  // distinct next forms of each form and of each pair of forms, before pruning
+  const followers = new Uint32Array(forms.length);
+  biA.forEach((a, j) => { if (!(a === S && biB[j] === S)) followers[a]!++; });
+  const pairFollowers = new Uint32Array(biA.length);
+  for (const k of tri.keys()) pairFollowers[Math.floor(k / ID_SPACE)]!++;
+
+  // ids by sorted UTF-8 bytes
+  const bytes = forms.map((f) => Buffer.from(f, 'utf8'));
+  const order = forms.map((_, i) => i).sort((x, y) => Buffer.compare(bytes[x]!, bytes[y]!));
+  const rank = new Uint32Array(forms.length);
+  order.forEach((old, r) => { rank[old] = r; });
+  const n = forms.length;
+  const blob = (list: Buffer[]) => {
+    const start = new Uint32Array(list.length + 1);
+    let at = 0;
+    list.forEach((b, i) => { start[i] = at; at += b.length + 1; });
+    start[list.length] = at;
+    const out = new Uint8Array(at).fill(0x0a);
+    list.forEach((b, i) => out.set(b, start[i]!));
+    return { out, start };
+  };
+  const f = blob(order.map((i) => bytes[i]!));
+  const a: Partial<LangArrays> = { tokens: Math.round(tokens * 100) / 100, forms: f.out, formStart: f.start };
+  a.count = Float32Array.from(order, (i) => count[i]!);
+  a.followers = Uint32Array.from(order, (i) => followers[i]!);
+  a.lexicon = Uint8Array.from(order, (i) => lexicon.get(forms[i]!)?.lexicon ?? 0);
+  a.prior = Float32Array.from(order, (i) => lexicon.get(forms[i]!)?.prior ?? 0);
+
+  // keys: forms grouped by key, most frequent first (count, then dictionary, then frequency share)
+  const byKey = new Map<string, number[]>();
+  for (let r = 0; r < n; r++) {
+    const form = forms[order[r]!]!;
+    if (form === START || form === END) continue;
+    const k = keyOf(form);
+    const list = byKey.get(k);
+    if (list) list.push(r); else byKey.set(k, [r]);
+  }
+  const keyList = [...byKey.keys()].map((k) => Buffer.from(k, 'utf8')).sort(Buffer.compare);
+  const kb = blob(keyList);
+  a.keys = kb.out; a.keyStart = kb.start;
+  a.keyFormStart = new Uint32Array(keyList.length + 1);
+  const keyForms: number[] = [];
+  keyList.forEach((k, i) => {
+    a.keyFormStart![i] = keyForms.length;
+    const list = byKey.get(k.toString('utf8'))!;
+    list.sort((x, y) => a.count![y]! - a.count![x]! || a.lexicon![y]! - a.lexicon![x]! || a.prior![y]! - a.prior![x]!);
+    keyForms.push(...list);
+  });
+  a.keyFormStart[keyList.length] = keyForms.length;
+  a.keyForms = Uint32Array.from(keyForms);
+
+  // bigrams kept, by (previous, next) rank
+  const keptBi = biA.map((_, j) => j).filter((j) => biC[j]! >= minCount || (biA[j] === S && biB[j] === S));
+  keptBi.sort((x, y) => rank[biA[x]!]! - rank[biA[y]!]! || rank[biB[x]!]! - rank[biB[y]!]!);
+  const biPos = new Map<number, number>(keptBi.map((j, p) => [j, p]));
+  a.biStart = new Uint32Array(n + 1);
+  for (const j of keptBi) a.biStart[rank[biA[j]!]! + 1]!++;
+  for (let r = 0; r < n; r++) a.biStart[r + 1]! += a.biStart[r]!;
+  a.biNext = Uint32Array.from(keptBi, (j) => rank[biB[j]!]!);
+  a.biCount = Float32Array.from(keptBi, (j) => biC[j]!);
+  a.biFollowers = Uint32Array.from(keptBi, (j) => pairFollowers[j]!);
+  // trigrams kept, by (bigram position, next rank)
+  const keptTri: Array<[number, number, number]> = [];
+  for (const [k, c] of tri) {
+    if (c < minCount) continue;
+    const p = biPos.get(Math.floor(k / ID_SPACE));
+    if (p !== undefined) keptTri.push([p, rank[k % ID_SPACE]!, c]);
+  }
+  keptTri.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  a.triStart = new Uint32Array(keptBi.length + 1);
+  for (const [p] of keptTri) a.triStart[p + 1]!++;
+  for (let p = 0; p < keptBi.length; p++) a.triStart[p + 1]! += a.triStart[p]!;
+  a.triNext = Uint32Array.from(keptTri, (t) => t[1]);
+  a.triCount = Float32Array.from(keptTri, (t) => t[2]);
+  // dictionary forms the tables lack, one line per key
+  const dictByKey = new Map<string, string[]>();
+  a.lexiconForms = 0;
+  for (const [form, e] of lexicon) {
+    if (e.lexicon !== 1) continue;
+    a.lexiconForms++;
+    if (ids.has(form)) continue;
+    const k = keyOf(form);
+    const list = dictByKey.get(k);
+    if (list) list.push(form); else dictByKey.set(k, [form]);
+  }
+  const dictLines = [...dictByKey].map(([k, fs]) => Buffer.from(`${k}\t${fs.join('\t')}\n`, 'utf8')).sort(Buffer.compare);
+  a.dict = new Uint8Array(Buffer.concat(dictLines));
+  a.dictLen = Uint16Array.from(dictLines, (b) => { if (b.length > 0xffff) throw new RangeError(`word LM ${language}: a dictionary line of ${b.length} bytes`); return b.length; });
+  return a as LangArrays;
 }
 
-/** The training lines (not held out) of every language, optionally leaving out more lines. */
-export function trainingLines(root = CORPORA, maxLines = Infinity, leaveOut: (line: string) => boolean = () => false): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+/** The uncompressed model file for the given weighted lines (and lexicons) per language (tests use unweighted lines: weight 1). */
+export function buildWordLm(lines: ReadonlyMap<string, ReadonlyArray<WeightedLine | string>>, lexicons: ReadonlyMap<string, ReadonlyMap<string, LexiconEntry>> = new Map(), minCount = 2): Buffer {
+  const langs = new Map<string, LangArrays>();
+  for (const [lang, ls] of lines) langs.set(lang, buildLangArrays(ls.map((l) => (typeof l === 'string' ? { text: l, weight: 1 } : l)), lang, lexicons.get(lang), minCount));
+  return encodeWordLm(langs);
+}
+
+/**
+ * The training lines of every language (role `train`, scripts/diacritics-data.ts: neither
+ * the held-out split nor the news development set), weighted by lineWeight × the register
+ * weight of their source.
+ */
+export function trainingLines(root = CORPORA, maxLines = Infinity): Map<string, WeightedLine[]> {
+  const out = new Map<string, WeightedLine[]>();
   for (const lang of Object.keys(DIACRITICS_SOURCES)) {
-    out.set(lang, linesOf(lang, root).map((l) => l.text).filter((t) => !heldOut(t) && !leaveOut(t)).slice(0, maxLines));
+    out.set(lang, linesOf(lang, root).filter((l) => l.role === 'train').slice(0, maxLines).map((l) => ({ text: l.text, weight: lineWeight(l.text, lang) * registerWeight(l.source) })));
   }
   return out;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values: a } = parseArgs({ options: { out: { type: 'string' }, corpora: { type: 'string' }, 'max-lines': { type: 'string' } } });
+  const { values: a } = parseArgs({ options: { out: { type: 'string' }, corpora: { type: 'string' }, 'max-lines': { type: 'string' }, hunspell: { type: 'string', default: Object.keys(HUNSPELL).join(',') } } });
   if (!a.out) throw new Error('--out is required');
-  const text = wordLmText(trainingLines(a.corpora ?? CORPORA, a['max-lines'] ? Number(a['max-lines']) : Infinity));
-  const gz = gzipSync(text, { level: 9 });
+  const root = a.corpora ?? CORPORA;
+  const lines = trainingLines(root, a['max-lines'] ? Number(a['max-lines']) : Infinity);
+  const hun = new Set(a.hunspell!.split(',').filter(Boolean));
+  const langs = new Map<string, LangArrays>();
+  for (const [lang, ls] of lines) {
+    const t0 = Date.now();
+    const lex = lexiconOf(lang, { hunspell: hun.has(lang), root });
+    langs.set(lang, buildLangArrays(ls, lang, lex));
+    const l = langs.get(lang)!;
+    console.log(`${lang}: ${ls.length} lines, ${l.count.length} forms (${l.lexicon.reduce((s, x) => s + x, 0)} from a dictionary), ${l.biNext.length} bigrams, ${l.triNext.length} trigrams, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  const raw = encodeWordLm(langs);
+  const gz = gzipSync(raw, { level: 9 });
   writeFileSync(a.out, gz);
-  console.log(`wrote ${a.out}: ${(gz.length / 1e6).toFixed(1)} MB (${(text.length / 1e6).toFixed(1)} MB of text)`);
+  console.log(`wrote ${a.out}: ${(gz.length / 1e6).toFixed(1)} MB (${(raw.length / 1e6).toFixed(1)} MB uncompressed)`);
 }

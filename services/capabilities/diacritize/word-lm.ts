@@ -21,21 +21,27 @@
  * order through the follower counts, which are taken before pruning). With trigrams the
  * decoder is a second-order Viterbi (a state is a pair of forms).
  *
- * File (`word_lm.file` in config.json, gzip TSV, UTF-8, one record per line):
- * `N <lang> <tokens> <types>`, `U <lang> <form> <count> <followers>` (followers: distinct
- * next forms), `B <lang> <previous form> <form> <count> <followers>`, `T <lang> <form>
- * <form> <form> <count>`; forms are lower case NFC.
+ * Lexicons (issue 35): the file also holds forms the training text never wrote, from
+ * Hunspell dictionaries (expanded with their affix rules) and word-frequency lists; they
+ * are candidates of their key like any attested form, and their unigram count gets
+ * `lexicon_add` when a dictionary writes them plus `prior_weight` × the training tokens ×
+ * their share of the frequency list (OpenSubtitles), so that among forms the network finds
+ * equally likely the written, frequent one wins. Both are chosen on the news development
+ * set (scripts/tune-word-lm.ts).
+ *
+ * File: word-lm-format.ts (typed arrays, ids by sorted form; the decoder works on ids, so a
+ * text decodes in time linear in its length without building strings per lookup).
  */
-import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { formOf, units, type Unit } from './marks.ts';
 import { bestClass, classOf, formFrom, type Slot } from './tagger.ts';
+import { decodeWordLm, findIn, findLine, findSorted, lineStarts, type LangArrays } from './word-lm-format.ts';
 
 /** Settings of the word-level rescoring (config.json `word_lm`). */
 export interface WordLmSpec {
-  /** the gzip TSV file, relative to the model folder */
+  /** the model file (word-lm-format.ts), relative to the model folder */
   file: string;
-  /** weight of the character network's log probability against the language model's (natural logs), per language (ISO 639-3) with `default` for the others; chosen on a development split (scripts/tune-word-lm.ts) */
+  /** weight of the character network's log probability against the language model's (natural logs), per language (ISO 639-3) with `default` for the others; chosen on the news development set (scripts/tune-word-lm.ts) */
   char_weight: Readonly<Record<string, number>>;
   /** absolute discount of the bigram counts (Ney et al. 1994), 0 < D < 1 */
   discount: number;
@@ -45,6 +51,10 @@ export interface WordLmSpec {
   max_candidates: number;
   /** 2: bigrams; 3: trigrams too (default 2) */
   order?: number;
+  /** pseudo-count added to a form a Hunspell dictionary writes, per language with `default` (default 0) */
+  lexicon_add?: Readonly<Record<string, number>>;
+  /** weight of the word-frequency list: a form's pseudo-count is this × the training tokens × its share of the list, per language with `default` (default 0) */
+  prior_weight?: Readonly<Record<string, number>>;
 }
 
 /** The start-of-text context. */
@@ -54,52 +64,106 @@ export const END = '</s>';
 /** Log probability of a mark the network does not allow for a letter (a lexicon form the class space lacks). */
 const LOG_FLOOR = Math.log(1e-9);
 
-interface LangLm { tokens: number; types: number; forms: Map<string, { count: number; followers: number }>; byKey: Map<string, string[]>; bigrams: Map<string, { count: number; followers: number }>; trigrams: Map<string, number>; }
+/** A per-language setting: the language's value, else `default`, else 0. */
+const perLanguage = (r: Readonly<Record<string, number>> | undefined, language: string): number => r?.[language] ?? r?.default ?? 0;
 
-/** A lexicon with its bigram language model, per language (ISO 639-3). */
+/** One language's lexicon and language model over form ids (-1: a form the file lacks). */
+export class LangLm {
+  readonly start: number;
+  readonly end: number;
+  private readonly den: number;
+  private readonly priorScale: number;
+  private readonly lexiconAdd: number;
+  private readonly blob: Buffer;
+  private readonly dict: Buffer;
+  private readonly dictStart: Uint32Array;
+
+  constructor(readonly a: LangArrays, private readonly spec: WordLmSpec, language: string) {
+    this.blob = Buffer.from(a.forms.buffer, a.forms.byteOffset, a.forms.byteLength);
+    this.dict = Buffer.from(a.dict.buffer, a.dict.byteOffset, a.dict.byteLength);
+    this.dictStart = lineStarts(a.dictLen);
+    this.start = this.id(START);
+    this.end = this.id(END);
+    const types = a.count.length - (this.start >= 0 ? 1 : 0) + (a.lexiconForms - a.lexicon.reduce((n, x) => n + x, 0));
+    const lexicon = a.lexiconForms;
+    let prior = 0;
+    for (let i = 0; i < a.count.length; i++) prior += a.prior[i]!;
+    this.lexiconAdd = perLanguage(spec.lexicon_add, language);
+    this.priorScale = perLanguage(spec.prior_weight, language) * a.tokens;
+    this.den = a.tokens + spec.unigram_add * (types + 1) + this.lexiconAdd * lexicon + this.priorScale * prior;
+  }
+
+  /** The id of a form, or -1. */
+  id(form: string): number { return findSorted(this.a.forms, this.a.formStart, Buffer.from(form, 'utf8')); }
+
+  /** The form of an id. */
+  form(id: number): string { return this.blob.toString('utf8', this.a.formStart[id]!, this.a.formStart[id + 1]! - 1); }
+
+  /** The ids of a key's forms, most frequent first. */
+  formsOf(key: string): Uint32Array {
+    const k = findSorted(this.a.keys, this.a.keyStart, Buffer.from(key, 'utf8'));
+    return k < 0 ? new Uint32Array(0) : this.a.keyForms.subarray(this.a.keyFormStart[k]!, this.a.keyFormStart[k + 1]!);
+  }
+
+  /** The dictionary forms of a key that the tables lack (Hunspell lexicon, word-lm-format.ts `dict`). */
+  dictionaryFormsOf(key: string): string[] {
+    const k = findLine(this.a.dict, this.dictStart, Buffer.from(key, 'utf8'));
+    return k < 0 ? [] : this.dict.toString('utf8', this.dictStart[k]!, this.dictStart[k + 1]! - 1).split('\t').slice(1);
+  }
+
+  /**
+   * Natural log of P(f | p2 p) over ids; `p2` null for a bigram; `f` -1 for a form the
+   * tables lack, which counts as a dictionary form when `inDictionary`.
+   */
+  logProb(p2: number | null, p: number, f: number, inDictionary = false): number {
+    const a = this.a; const D = this.spec.discount;
+    let pr = ((f < 0 ? (inDictionary ? this.lexiconAdd : 0) : a.count[f]! + this.lexiconAdd * a.lexicon[f]! + this.priorScale * a.prior[f]!) + this.spec.unigram_add) / this.den;
+    if (p >= 0 && a.count[p]! > 0) {
+      const n = a.count[p]!;
+      const j = f < 0 ? -1 : findIn(a.biNext, a.biStart[p]!, a.biStart[p + 1]!, f);
+      const c = j < 0 ? 0 : a.biCount[j]!;
+      pr = Math.max(c - D, 0) / n + (D * a.followers[p]! / n) * pr;
+    }
+    if (p2 !== null && p2 >= 0 && p >= 0) {
+      const ctx = findIn(a.biNext, a.biStart[p2]!, a.biStart[p2 + 1]!, p);
+      if (ctx >= 0 && a.biCount[ctx]! > 0 && a.biFollowers[ctx]! > 0) {
+        const n = a.biCount[ctx]!;
+        const j = f < 0 ? -1 : findIn(a.triNext, a.triStart[ctx]!, a.triStart[ctx + 1]!, f);
+        const c = j < 0 ? 0 : a.triCount[j]!;
+        pr = Math.max(c - D, 0) / n + (D * a.biFollowers[ctx]! / n) * pr;
+      }
+    }
+    return Math.log(pr);
+  }
+}
+
+/** A lexicon with its language model, per language (ISO 639-3). */
 export class WordLm {
   private readonly langs = new Map<string, LangLm>();
 
-  constructor(readonly spec: WordLmSpec) {}
-
-  /**
-   * Reads a model file (format in the module comment).
-   * @throws Error when a line is malformed
-   */
-  static load(path: string, spec: WordLmSpec): WordLm {
-    const lm = new WordLm(spec);
-    lm.parse(gunzipSync(readFileSync(path)).toString('utf8'));
-    return lm;
+  constructor(readonly spec: WordLmSpec, arrays: ReadonlyMap<string, LangArrays> = new Map()) {
+    for (const [lang, a] of arrays) this.langs.set(lang, new LangLm(a, spec, lang));
   }
 
-  /** Adds the records of a file's text. */
-  parse(text: string): void {
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      const f = line.split('\t');
-      const lang = f[1]!;
-      let l = this.langs.get(lang);
-      if (!l) this.langs.set(lang, (l = { tokens: 0, types: 0, forms: new Map(), byKey: new Map(), bigrams: new Map(), trigrams: new Map() }));
-      if (f[0] === 'N') { l.tokens = Number(f[2]); l.types = Number(f[3]); }
-      else if (f[0] === 'U') {
-        l.forms.set(f[2]!, { count: Number(f[3]), followers: Number(f[4]) });
-        if (f[2] === START || f[2] === END) continue;
-        const k = keyOf(f[2]!);
-        const list = l.byKey.get(k);
-        if (list) list.push(f[2]!); else l.byKey.set(k, [f[2]!]);
-      } else if (f[0] === 'B') l.bigrams.set(`${f[2]}\t${f[3]}`, { count: Number(f[4]), followers: Number(f[5] ?? 0) });
-      else if (f[0] === 'T') { if ((this.spec.order ?? 2) >= 3) l.trigrams.set(`${f[2]}\t${f[3]}\t${f[4]}`, Number(f[5])); }
-      else throw new Error(`word LM: bad record ${JSON.stringify(line.slice(0, 80))}`);
-    }
-    // most frequent forms first
-    for (const l of this.langs.values()) for (const list of l.byKey.values()) list.sort((a, b) => l.forms.get(b)!.count - l.forms.get(a)!.count);
+  /**
+   * Reads a model file (word-lm-format.ts): typed-array views of the decompressed file, no parsing.
+   * @throws Error when the file is missing or not of that format
+   */
+  static load(path: string, spec: WordLmSpec): WordLm {
+    return new WordLm(spec, decodeWordLm(readFileSync(path)));
   }
 
   /** Whether the model has a lexicon for the language. */
   has(language: string): boolean { return this.langs.has(language); }
 
-  /** The attested forms of a key (lower case, marks stripped), most frequent first. */
-  formsOf(language: string, key: string): readonly string[] { return this.langs.get(language)?.byKey.get(key) ?? []; }
+  /** The language's tables (undefined when the model lacks the language). */
+  lang(language: string): LangLm | undefined { return this.langs.get(language); }
+
+  /** The forms of a key (lower case, marks stripped): those of the tables most frequent first, then the dictionary's. */
+  formsOf(language: string, key: string): string[] {
+    const l = this.langs.get(language);
+    return l ? [...[...l.formsOf(key)].map((id) => l.form(id)), ...l.dictionaryFormsOf(key)] : [];
+  }
 
   /** The model's order (2 or 3). */
   get order(): number { return Math.min(3, Math.max(2, this.spec.order ?? 2)); }
@@ -111,22 +175,7 @@ export class WordLm {
   logProb(language: string, prev2: string | null, prev: string, form: string): number {
     const l = this.langs.get(language);
     if (!l) return 0;
-    const u = l.forms.get(form);
-    const D = this.spec.discount;
-    let p = ((u?.count ?? 0) + this.spec.unigram_add) / (l.tokens + this.spec.unigram_add * (l.types + 1));
-    const v = l.forms.get(prev);
-    if (v && v.count > 0) {
-      const c = l.bigrams.get(`${prev}\t${form}`)?.count ?? 0;
-      p = Math.max(c - D, 0) / v.count + (D * v.followers / v.count) * p;
-    }
-    if (prev2 !== null) {
-      const ctx = l.bigrams.get(`${prev2}\t${prev}`);
-      if (ctx && ctx.count > 0 && ctx.followers > 0) {
-        const c = l.trigrams.get(`${prev2}\t${prev}\t${form}`) ?? 0;
-        p = Math.max(c - D, 0) / ctx.count + (D * ctx.followers / ctx.count) * p;
-      }
-    }
-    return Math.log(p);
+    return l.logProb(prev2 === null ? null : l.id(prev2), l.id(prev), l.id(form));
   }
 }
 
@@ -183,7 +232,8 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   const W = lm.spec.char_weight[language] ?? lm.spec.char_weight.default ?? 0.5;
 
   // per word: candidates as class ids per slot, with their form and char score
-  type Cand = { form: string; classes: Int32Array; score: number };
+  const table = lm.lang(language)!;
+  type Cand = { form: string; id: number; dict: boolean; classes: Int32Array; score: number };
   const lattice: Cand[][] = words.map((w) => {
     const slotAt = new Map<number, number>();
     for (let k = w.s0; k < w.s1; k++) slotAt.set(slots[k]!.unit, k);
@@ -196,7 +246,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     }
     const out: Cand[] = [];
     const seen = new Set<string>();
-    const add = (cls: Int32Array, form: string) => {
+    const add = (cls: Int32Array, form: string, dict = false) => {
       if (seen.has(form)) return;
       for (const [k, t] of typedFixed) if (cls[k - w.s0] !== t) return;
       let score = 0;
@@ -205,17 +255,21 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
         score += c < 0 ? LOG_FLOOR : Math.log(Math.max(probs[k * C + c]!, 1e-9));
       }
       seen.add(form);
-      out.push({ form, classes: cls, score: W * score });
+      out.push({ form, id: dict ? -1 : table.id(form), dict, classes: cls, score: W * score });
     };
     // the network's form (with the typed marks it keeps)
+    const key = us.slice(w.from, w.to).map((u) => u.base).join('');
+    const dictForms = table.dictionaryFormsOf(key);
     const own = new Int32Array(w.s1 - w.s0);
     for (let k = w.s0; k < w.s1; k++) own[k - w.s0] = typedFixed.get(k) ?? chosen[k]!;
     const ownForm = formWith(us, w, slots, own, classes, language);
-    add(own, ownForm);
-    const key = us.slice(w.from, w.to).map((u) => u.base).join('');
+    add(own, ownForm, dictForms.includes(ownForm));
     let n = 0;
-    for (const form of lm.formsOf(language, key)) {
+    const ids = table.formsOf(key);
+    for (let q = 0; q < ids.length + dictForms.length; q++) {
       if (n >= lm.spec.max_candidates) break;
+      const dict = q >= ids.length;
+      const form = dict ? dictForms[q - ids.length]! : table.form(ids[q]!);
       const fu = units(form);
       if (fu.length !== w.to - w.from) continue;
       const cls = new Int32Array(w.s1 - w.s0);
@@ -229,9 +283,9 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       }
       if (!ok) continue;
       n++;
-      add(cls, form);
+      add(cls, form, dict);
     }
-    return out.length > 0 ? out : [{ form: ownForm, classes: own, score: 0 }];
+    return out.length > 0 ? out : [{ form: ownForm, id: table.id(ownForm), dict: false, classes: own, score: 0 }];
   });
 
   // Viterbi over the words. A state is the pair (candidate of the previous word, candidate
@@ -239,15 +293,15 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   const trigram = lm.order >= 3;
   type State = { prev: number; cur: number; score: number; back: number };
   let states: State[] = [{ prev: -1, cur: -1, score: 0, back: -1 }];
-  const formAt = (w: number, j: number) => (w < 0 || j < 0 ? START : lattice[w]![j]!.form);
+  const idAt = (w: number, j: number) => (w < 0 || j < 0 ? table.start : lattice[w]![j]!.id);
   const history: State[][] = [];
   lattice.forEach((cands, w) => {
     const next = new Map<number, State>(); // key: prevIndex * K + cur
     states.forEach((s, si) => {
-      const prev = formAt(w - 1, s.cur);
-      const prev2 = trigram ? formAt(w - 2, s.prev) : null;
+      const prev = idAt(w - 1, s.cur);
+      const prev2 = trigram ? idAt(w - 2, s.prev) : null;
       cands.forEach((c, j) => {
-        const v = s.score + lm.logProb(language, prev2, prev, c.form) + c.score;
+        const v = s.score + table.logProb(prev2, prev, c.id, c.dict) + c.score;
         const key = trigram ? (s.cur + 1) * cands.length + j : j;
         const old = next.get(key);
         if (!old || v > old.score) next.set(key, { prev: s.cur, cur: j, score: v, back: si });
@@ -258,7 +312,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   });
   // the end of the text
   const last = lattice.length - 1;
-  for (const s of states) s.score += lm.logProb(language, trigram ? formAt(last - 1, s.prev) : null, formAt(last, s.cur), END);
+  for (const s of states) s.score += table.logProb(trigram ? idAt(last - 1, s.prev) : null, idAt(last, s.cur), table.end);
   let end = states.reduce((b, s, i) => (s.score > states[b]!.score ? i : b), 0);
   let cur: State[] = states;
   for (let w = lattice.length - 1; w >= 0; w--) {

@@ -2,16 +2,26 @@
  * The committed diacnet models (diacnet-2.0, diacnet-mini-2.0; issue 13) through HTTP and
  * the embedded pipeline: real restoration of sentences written for this test (not corpus
  * lines) in all 11 languages, words that need the word-level rescoring (diactag-2.0 gets
- * them wrong), `hints`, `aligned`, `min_confidence` (diactag's: ignored), Arabic without
+ * them wrong), words only a Hunspell dictionary writes, `hints`, `aligned`, `min_confidence` (diactag's: ignored), Arabic without
  * case endings, `auto` and 2-letter codes, the default model, and per-item failure.
  */
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WordLm } from '../../../services/capabilities/diacritize/word-lm.ts';
 import { stripMarks, units } from '../../../services/capabilities/diacritize/marks.ts';
 import { expectTextLimit } from './text-limit.ts';
 import type { Embedded } from '../../../services/embedded.ts';
 import { post, startService, until } from '../../helpers/service.ts';
 
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 let svc: Embedded;
+/** Each model's word model file, read once. */
+const wordLms = new Map<string, WordLm>();
+function wordLmOf(model: string): WordLm {
+  let lm = wordLms.get(model);
+  if (!lm) wordLms.set(model, (lm = WordLm.load(join(ROOT, 'models', model, 'word-lm.bin.gz'), { file: '', char_weight: {}, discount: 0.7, unigram_add: 0.5, max_candidates: 8 })));
+  return lm;
+}
 beforeAll(async () => { svc = await startService({ RATE_LIMIT_MAX: 1_000_000 }, { capabilities: ['diacritize'] }); });
 afterAll(async () => { await svc?.close(); });
 
@@ -34,6 +44,20 @@ const SENTENCES: Record<string, string> = {
   ita: 'Perché non è venuto alla festa?',
   ara: 'قَالَ رَسُولُ اللَّهِ',
 };
+/**
+ * Words the training text never wrote (no form of their letters in the word model's
+ * tables) that a Hunspell dictionary does (scripts/diacritics-lexicons.ts), in a sentence
+ * frame: the network alone gets each wrong (e.g. "barazówi", "asılmayacağının",
+ * "aislandola"), the lexicon restores it.
+ */
+const FROM_LEXICON: Array<[string, string, string]> = [
+  ['pol', 'barażowi', 'Wczoraj widziałem barażowi w mieście.'],
+  ['pol', 'babuńciu', 'Wczoraj widziałem babuńciu w mieście.'],
+  ['tur', 'aşılmayacağının', 'Dün şehirde aşılmayacağının gördüm.'],
+  ['tur', 'açıklanışına', 'Dün şehirde açıklanışına gördüm.'],
+  ['spa', 'aislándola', 'Ayer vi aislándola en la ciudad.'],
+  ['spa', 'amplifiquéis', 'Ayer vi amplifiquéis en la ciudad.'],
+];
 /** Sentences diactag-2.0 gets wrong (`A informação é muito util.`, `Kitabi masanın…`) and the diacnet models restore. */
 const HARDER: Array<[string, string]> = [['por', 'A informação é muito útil.'], ['tur', 'Kitabı masanın üstüne koydum.']];
 
@@ -53,6 +77,18 @@ for (const MODEL of ['diacnet-2.0', 'diacnet-mini-2.0']) {
         const r = await restore(stripMarks(sentence), language);
         expect(r.status, JSON.stringify(r.body)).toBe(200);
         expect(r.body).toEqual({ text: sentence.normalize('NFC'), model: MODEL, language, usage: { characters: Array.from(stripMarks(sentence)).length, billable_units: 1 } });
+      });
+    }
+
+    for (const [language, word, sentence] of FROM_LEXICON) {
+      it(`restores ${language} "${word}", a word only a dictionary writes`, async () => {
+        const lm = wordLmOf(MODEL);
+        const key = stripMarks(word);
+        expect(lm.lang(language)!.formsOf(key)).toHaveLength(0);
+        expect(lm.lang(language)!.dictionaryFormsOf(key)).toContain(word);
+        const r = await restore(stripMarks(sentence), language);
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        expect(r.body.text).toBe(sentence);
       });
     }
 

@@ -1,24 +1,27 @@
 /**
  * The word-level rescoring of the diacnet models (services/capabilities/diacritize/word-lm.ts):
- * the language model's probabilities sum to one, the decoder follows the context where
- * the network hesitates, keeps the network's form for words the lexicon lacks and the
- * caller's typed marks, and the counts (scripts/word-lm.ts) prune as documented.
+ * the language model's probabilities sum to one (with and without dictionary forms), the
+ * decoder follows the context where the network hesitates, keeps the network's form for
+ * words the lexicon lacks and the caller's typed marks, takes a dictionary's form for a
+ * word the training text never wrote, the counts (scripts/word-lm.ts) prune as documented,
+ * and the file (word-lm-format.ts) reads back what was written, gzip-compressed or not.
  */
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
 import { decodeText, END, START, WordLm, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
-import { wordLmText } from '../../../scripts/word-lm.ts';
+import { decodeWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
+import { buildWordLm } from '../../../scripts/word-lm.ts';
+import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
 
 const SPEC: WordLmSpec = { file: '', char_weight: { default: 1 }, discount: 0.7, unigram_add: 0.5, max_candidates: 8, order: 3 };
 /** Vietnamese training lines where "ga" after "con" is always "gà", and "ga" alone is "ga" (station). */
 const LINES = ['con gà ăn thóc', 'con gà gáy', 'ga tàu hỏa', 'nhà ga lớn', 'ga tàu', 'con gà con', 'một con gà'];
 const CLASSES = ['', '\u0300', '\u0301', '\u0303', '\u0309', '\u0323', '\u0302', '\u0302\u0300', '\u0306', '\u031b', '=đ'];
 
-function lm(lines = LINES, spec = SPEC): WordLm {
-  const m = new WordLm(spec);
-  m.parse(wordLmText(new Map([['vie', lines]]), 1));
-  return m;
+function lm(lines = LINES, spec = SPEC, minCount = 1, lexicon: ReadonlyMap<string, LexiconEntry> = new Map()): WordLm {
+  return new WordLm(spec, decodeWordLm(buildWordLm(new Map([['vie', lines]]), new Map([['vie', lexicon]]), minCount)));
 }
 
 /** Every letter of the text may take any class; the network's probabilities per slot come from `pick`. */
@@ -48,14 +51,44 @@ describe('word language model', () => {
     expect(m.logProb('vie', START, 'con', 'gà')).toBeGreaterThan(m.logProb('vie', START, 'con', 'ga'));
   });
 
+  it('sums to one with dictionary forms the training text never wrote, which get their pseudo-count', () => {
+    const lexicon = new Map<string, LexiconEntry>([['gá', { lexicon: 1, prior: 0 }], ['gả', { lexicon: 1, prior: 0 }], ['con', { lexicon: 1, prior: 0 }]]);
+    const spec = { ...SPEC, lexicon_add: { default: 2 } };
+    const m = lm(LINES, spec, 1, lexicon);
+    expect(m.formsOf('vie', 'ga')).toEqual(['gà', 'ga', 'gá', 'gả']);
+    const l = m.lang('vie')!;
+    expect(l.dictionaryFormsOf('ga')).toEqual(['gá', 'gả']);
+    const vocab = [...new Set(LINES.flatMap((x) => x.split(' '))), END];
+    for (const [p2, p] of [[START, START], [START, 'con'], ['con', 'gà']] as const) {
+      const ids = (f: string) => l.id(f);
+      const unseen = Math.exp(l.logProb(ids(p2), ids(p), -1));
+      const sum = vocab.reduce((s, w) => s + Math.exp(l.logProb(ids(p2), ids(p), ids(w))), 0) + 2 * Math.exp(l.logProb(ids(p2), ids(p), -1, true)) + unseen;
+      expect(sum).toBeCloseTo(1, 5);
+    }
+    // a dictionary form outweighs an unknown one of the same key, before the network speaks
+    expect(l.logProb(l.id(START), l.id(START), -1, true)).toBeGreaterThan(l.logProb(l.id(START), l.id(START), -1));
+  });
+
   it('prunes n-grams seen once but keeps their followers, so the mass moves to the lower order', () => {
-    const text = wordLmText(new Map([['vie', LINES]]), 2);
-    expect(text).toMatch(/^B\tvie\tcon\tgà\t4\t/m);
-    expect(text).not.toMatch(/^B\tvie\tnhà\tga\t/m);
-    expect(text).toMatch(/^U\tvie\tnhà\t1\t1$/m);
-    const m = new WordLm(SPEC);
-    m.parse(text);
+    const m = lm(LINES, SPEC, 2);
+    const l = m.lang('vie')!;
+    const bigram = (p: string, f: string) => { const i = l.id(p); const j = l.id(f); const row = [...l.a.biNext.subarray(l.a.biStart[i]!, l.a.biStart[i + 1]!)]; const at = row.indexOf(j); return at < 0 ? undefined : l.a.biCount[l.a.biStart[i]! + at]; };
+    expect(bigram('con', 'gà')).toBe(4);
+    expect(bigram('nhà', 'ga')).toBeUndefined();
+    expect(l.a.count[l.id('nhà')]).toBe(1);
+    expect(l.a.followers[l.id('nhà')]).toBe(1);
     expect(Math.exp(m.logProb('vie', null, 'nhà', 'ga'))).toBeGreaterThan(0);
+  });
+
+  it('reads back the file it wrote, compressed or not', () => {
+    const raw = buildWordLm(new Map([['vie', LINES]]), new Map([['vie', new Map([['gả', { lexicon: 1 as const, prior: 0 }]])]]), 1);
+    const want = lm(LINES, SPEC, 1, new Map([['gả', { lexicon: 1, prior: 0 }]]));
+    for (const data of [raw, gzipSync(raw)]) {
+      const m = new WordLm(SPEC, decodeWordLm(data));
+      expect(m.formsOf('vie', 'ga')).toEqual(['gà', 'ga', 'gả']);
+      expect(m.logProb('vie', START, 'con', 'gà')).toBe(want.logProb('vie', START, 'con', 'gà'));
+    }
+    expect(() => decodeWordLm(Buffer.from('U\tvie\tga\t1\t1\n'))).toThrow(/not a lmstream-word-lm-2 file/);
   });
 });
 
@@ -94,6 +127,19 @@ describe('word-level decoding', () => {
     probs[k * CLASSES.length + CLASSES.indexOf(classOf('á', 'a'))] = 0.001;
     const again = decodeText(m, 'vie', us, slots, probs, CLASSES, 0.01);
     expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen: again })).toBe('con gà');
+  });
+
+  it('restores a word the training text never wrote from the dictionary, where the network hesitates', () => {
+    // "xẻng" is only in the dictionary
+    const lexicon = new Map<string, LexiconEntry>([['xẻng', { lexicon: 1, prior: 0 }]]);
+    const m = lm(LINES, { ...SPEC, lexicon_add: { default: 1 } }, 1, lexicon);
+    const hesitant = (base: string): Record<string, number> => (base === 'e' ? { '': 0.4, '\u0309': 0.35, '\u0301': 0.25 } : {});
+    const { us, slots, probs } = plan('con xeng', hesitant);
+    const chosen = decodeText(m, 'vie', us, slots, probs, CLASSES, 0.01);
+    expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen })).toBe('con xẻng');
+    // without the dictionary, the network's best
+    const plain = decodeText(lm(), 'vie', us, slots, probs, CLASSES, 0.01);
+    expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen: plain })).toBe('con xeng');
   });
 
   it('answers the same with a bigram model where the context is one word', () => {

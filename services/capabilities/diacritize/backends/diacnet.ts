@@ -3,8 +3,10 @@
  * without marks with, for each letter with a choice, a word-level input from its hashed
  * context features (scripts/train_diacnet.py; graph scripts/diacnet-onnx.ts) on
  * onnxruntime, in an inference thread, followed by word-level rescoring: a lexicon and
- * trigram language model of the training text pick, word by word, among the forms the
- * training text attests and the network's own (word-lm.ts; config.json `word_lm`). A
+ * trigram language model of the training text, with Hunspell dictionary forms and
+ * frequency-list priors, pick word by word among the forms the training text or a
+ * dictionary writes and the network's own (word-lm.ts, word-lm-format.ts; config.json
+ * `word_lm`). A
  * text is cut into windows of {@link WINDOW} characters read with {@link MARGIN}
  * characters of context on each side (more than the network's receptive field, so a
  * window's answer equals the whole text's), and the windows of a micro-batch run
@@ -53,10 +55,12 @@ export interface DiacnetModel {
 }
 
 /**
- * Loads a diacnet model from the model repository.
+ * Loads a diacnet model from the model repository (`withWordLm` false: the network
+ * alone, as the training pipeline reads it before the word model is tuned).
  * @throws EngineError MODEL_NOT_INSTALLED when the model is not in the repository
+ * @throws Error when the word model file is missing or of another format
  */
-export async function openDiacnet(repo: ModelRepository, name: string, ctx: Pick<EngineContext, 'executionProvider' | 'intraOpThreads'>): Promise<DiacnetModel> {
+export async function openDiacnet(repo: ModelRepository, name: string, ctx: Pick<EngineContext, 'executionProvider' | 'intraOpThreads'>, withWordLm = true): Promise<DiacnetModel> {
   const cfg = repo.config(name);
   if (!cfg) throw new EngineError('MODEL_NOT_INSTALLED', `model ${name} is not installed`);
   const session = await ort.InferenceSession.create(cfg.modelPath, { executionProviders: [ctx.executionProvider], intraOpNumThreads: ctx.intraOpThreads, graphOptimizationLevel: 'all' });
@@ -70,7 +74,7 @@ export async function openDiacnet(repo: ModelRepository, name: string, ctx: Pick
     features: cfg.features as TaggerFeatureSpec,
     featuresPerLetter: Number(cfg.features_per_letter),
     lidModel: String(cfg.language_id_model ?? 'lid-lite-608'),
-    wordLm: cfg.word_lm ? WordLm.load(join(cfg.dir, (cfg.word_lm as WordLmSpec).file), cfg.word_lm as WordLmSpec) : null,
+    wordLm: cfg.word_lm && withWordLm ? WordLm.load(join(cfg.dir, (cfg.word_lm as WordLmSpec).file), cfg.word_lm as WordLmSpec) : null,
   };
 }
 

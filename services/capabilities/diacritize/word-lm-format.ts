@@ -1,0 +1,162 @@
+/**
+ * The file of a diacnet model's word lexicon and language model (issue 35): built once at
+ * training time (scripts/word-lm.ts) into typed arrays that load without parsing, so a
+ * model is ready in well under 2 s however large its lexicon.
+ *
+ * Layout (gzip of): the ASCII magic {@link MAGIC}, a little-endian uint32 with the byte
+ * length of a JSON header, the header ({@link WordLmHeader}), zero padding to a multiple
+ * of 4, then the arrays, each starting at a multiple of 4 (little-endian). Per language:
+ * - `forms`: the lower-case NFC forms joined by `\n`, sorted by their UTF-8 bytes
+ *   (`<s>` and `</s>` among them), with `formStart` (uint32, byte offset of each form
+ *   and one past the last): a form's id is its rank;
+ * - per form: `count` (float32, weighted count in the training text), `followers`
+ *   (uint32, distinct next forms before pruning), `lexicon` (uint8, 1 when a Hunspell
+ *   dictionary writes it) and `prior` (float32, its count in a word-frequency list);
+ * - `keys`: the forms' lexicon keys (marks stripped) joined by `\n`, sorted by UTF-8
+ *   bytes, with `keyStart` (byte offsets) and `keyForms` / `keyFormStart` (the form ids
+ *   of each key, most frequent first, CSR);
+ * - bigrams by previous form (CSR): `biStart` (uint32, per form), `biNext` (uint32, the
+ *   next form's id, ascending within a row), `biCount` (float32), `biFollowers` (uint32,
+ *   distinct next forms of the pair, before pruning);
+ * - trigrams by bigram (CSR): `triStart` (uint32, per bigram), `triNext` (uint32,
+ *   ascending within a row), `triCount` (float32);
+ * - the dictionary forms the tables above lack (Hunspell, scripts/diacritics-lexicons.ts):
+ *   `dict`, one line per key, `key\tform\tform…\n`, sorted by the key's UTF-8 bytes (so
+ *   that consecutive lines share prefixes and compress well), with `dictLen` (uint16,
+ *   each line's byte length; offsets are summed at load); the header's `lexiconForms`
+ *   counts every dictionary form, in the tables or here.
+ */
+import { gunzipSync } from 'node:zlib';
+
+/** The file's first bytes. */
+export const MAGIC = 'lmstream-word-lm-2\n';
+
+/** The element types of the arrays. */
+export type ArrayType = 'u8' | 'u16' | 'u32' | 'f32';
+/** Where an array lies in the body: byte offset from the start of the body, element count, type. */
+export type ArrayRef = [offset: number, length: number, type: ArrayType];
+
+/** The header: per language (ISO 639-3) its totals and arrays. */
+export interface WordLmHeader {
+  languages: Record<string, { tokens: number; lexiconForms: number; arrays: Record<string, ArrayRef> }>;
+}
+
+/** The arrays of one language, as built and as loaded. */
+export interface LangArrays {
+  /** weighted number of tokens (words and `</s>`) in the training text */
+  tokens: number;
+  /** dictionary forms in all (in the tables and in `dict`) */
+  lexiconForms: number;
+  forms: Uint8Array; formStart: Uint32Array;
+  count: Float32Array; followers: Uint32Array; lexicon: Uint8Array; prior: Float32Array;
+  keys: Uint8Array; keyStart: Uint32Array; keyFormStart: Uint32Array; keyForms: Uint32Array;
+  biStart: Uint32Array; biNext: Uint32Array; biCount: Float32Array; biFollowers: Uint32Array;
+  triStart: Uint32Array; triNext: Uint32Array; triCount: Float32Array;
+  dict: Uint8Array; dictLen: Uint16Array;
+}
+
+const NAMES = ['forms', 'formStart', 'count', 'followers', 'lexicon', 'prior', 'keys', 'keyStart', 'keyFormStart', 'keyForms', 'biStart', 'biNext', 'biCount', 'biFollowers', 'triStart', 'triNext', 'triCount', 'dict', 'dictLen'] as const;
+const typeOf = (a: Uint8Array | Uint16Array | Uint32Array | Float32Array): ArrayType => (a instanceof Uint8Array ? 'u8' : a instanceof Uint16Array ? 'u16' : a instanceof Uint32Array ? 'u32' : 'f32');
+
+/** The uncompressed file for the given languages' arrays (gzip it to write the model file). */
+export function encodeWordLm(langs: ReadonlyMap<string, LangArrays>): Buffer {
+  const header: WordLmHeader = { languages: {} };
+  const parts: Buffer[] = [];
+  let offset = 0;
+  for (const [lang, a] of langs) {
+    const arrays: Record<string, ArrayRef> = {};
+    for (const name of NAMES) {
+      const arr = a[name];
+      const bytes = Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength);
+      arrays[name] = [offset, arr.length, typeOf(arr)];
+      parts.push(bytes);
+      offset += bytes.length;
+      const pad = (4 - (offset % 4)) % 4;
+      if (pad) { parts.push(Buffer.alloc(pad)); offset += pad; }
+    }
+    header.languages[lang] = { tokens: a.tokens, lexiconForms: a.lexiconForms, arrays };
+  }
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const head = Buffer.concat([Buffer.from(MAGIC, 'ascii'), Buffer.alloc(4)]);
+  head.writeUInt32LE(json.length, MAGIC.length);
+  const before = head.length + json.length;
+  return Buffer.concat([head, json, Buffer.alloc((4 - (before % 4)) % 4), ...parts]);
+}
+
+/**
+ * The languages' arrays of a file, as views of one buffer (no copy but one, to align it).
+ * @param data the file's bytes, gzip-compressed or not
+ * @throws Error when the file is not a word LM of this format
+ */
+export function decodeWordLm(data: Buffer): Map<string, LangArrays> {
+  let buf = data[0] === 0x1f && data[1] === 0x8b ? gunzipSync(data) : data;
+  if (buf.toString('ascii', 0, MAGIC.length) !== MAGIC) throw new Error('word LM: not a lmstream-word-lm-2 file (rebuild it with scripts/word-lm.ts)');
+  if (buf.byteOffset % 4 !== 0) buf = Buffer.from(buf);
+  const len = buf.readUInt32LE(MAGIC.length);
+  const start = MAGIC.length + 4;
+  const header = JSON.parse(buf.toString('utf8', start, start + len)) as WordLmHeader;
+  const body = start + len + ((4 - ((start + len) % 4)) % 4);
+  const out = new Map<string, LangArrays>();
+  for (const [lang, l] of Object.entries(header.languages)) {
+    const view = (name: string) => {
+      const [off, n, type] = l.arrays[name]!;
+      const at = buf.byteOffset + body + off;
+      return type === 'u8' ? new Uint8Array(buf.buffer, at, n) : type === 'u16' ? new Uint16Array(buf.buffer, at, n) : type === 'u32' ? new Uint32Array(buf.buffer, at, n) : new Float32Array(buf.buffer, at, n);
+    };
+    out.set(lang, Object.assign({ tokens: l.tokens, lexiconForms: l.lexiconForms }, Object.fromEntries(NAMES.map((n) => [n, view(n)]))) as unknown as LangArrays);
+  }
+  return out;
+}
+
+/**
+ * The rank of `query` (UTF-8 bytes) among the `\n`-joined sorted strings of `blob`, or -1.
+ * Binary search comparing bytes, no string decoded.
+ */
+export function findSorted(blob: Uint8Array, starts: Uint32Array, query: Uint8Array): number {
+  let lo = 0; let hi = starts.length - 2;
+  const b = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = b.compare(query, 0, query.length, starts[mid]!, starts[mid + 1]! - 1);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Index of `x` in the ascending `arr[from, to)`, or -1. */
+export function findIn(arr: Uint32Array, from: number, to: number, x: number): number {
+  let lo = from; let hi = to - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = arr[mid]!;
+    if (v === x) return mid;
+    if (v < x) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Byte offset of each line of a `dict` blob and one past the last, from its line lengths. */
+export function lineStarts(lengths: Uint16Array): Uint32Array {
+  const out = new Uint32Array(lengths.length + 1);
+  for (let i = 0; i < lengths.length; i++) out[i + 1] = out[i]! + lengths[i]!;
+  return out;
+}
+
+/**
+ * The line of a `dict` blob whose key (the bytes before its first tab) is `query`, or -1.
+ * Lines are sorted by key bytes; a tab sorts before every byte of a key.
+ */
+export function findLine(blob: Uint8Array, starts: Uint32Array, query: Uint8Array): number {
+  const b = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
+  let lo = 0; let hi = starts.length - 2;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const s = starts[mid]!;
+    const tab = b.indexOf(9, s);
+    const c = b.compare(query, 0, query.length, s, tab);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
