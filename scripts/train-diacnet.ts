@@ -6,7 +6,8 @@
  * folder (scripts/diacnet-onnx.ts), the word lexicon and trigram language model
  * (scripts/word-lm.ts, with the Hunspell lexicons of `--hunspell`, default all five) and the
  * settings of the word-level rescoring per language, chosen on the news development set
- * (scripts/tune-word-lm.ts). `--max-lines N` takes at most N training lines per
+ * (scripts/tune-word-lm.ts). `--word-lm-only` (npm run train:word-lm) keeps the
+ * model's network and rebuilds and retunes only its word model. `--max-lines N` takes at most N training lines per
  * language (tests build tiny models with it); `--corpora DIR` reads another corpora folder
  * of the same layout (tests write a small one).
  * @throws Error when a step fails
@@ -23,7 +24,7 @@ const { values: a } = parseArgs({
   options: {
     name: { type: 'string' }, hidden: { type: 'string' }, dilations: { type: 'string' },
     minutes: { type: 'string' }, steps: { type: 'string', default: '0' }, python: { type: 'string', default: '/usr/bin/python3' }, out: { type: 'string' }, 'max-lines': { type: 'string' }, seed: { type: 'string', default: '13' },
-    'feature-dim': { type: 'string' }, corpora: { type: 'string' }, hunspell: { type: 'string' },
+    'feature-dim': { type: 'string' }, corpora: { type: 'string' }, hunspell: { type: 'string' }, 'word-lm-only': { type: 'boolean', default: false },
   },
 });
 if (!a.name) throw new Error('--name is required (diacnet-2.0 or diacnet-mini-2.0)');
@@ -36,9 +37,11 @@ function run(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status})`);
 }
-run(process.execPath, ['--max-old-space-size=12000', '--import', 'tsx', here('./diacnet-data.ts'), '--out', join(work, 'data'), ...(a['max-lines'] ? ['--max-lines', a['max-lines']] : []), ...(a.corpora ? ['--corpora', a.corpora] : [])]);
-run(a.python!, [here('./train_diacnet.py'), '--steps', a.steps!, '--data', join(work, 'data'), '--out', join(work, 'weights'), '--hidden', a.hidden!, '--dilations', a.dilations!, '--minutes', a.minutes!, '--seed', a.seed!, '--feature-dim', a['feature-dim']!]);
-run(process.execPath, ['--import', 'tsx', here('./diacnet-onnx.ts'), '--weights', join(work, 'weights'), '--data', join(work, 'data'), '--name', a.name, ...(a.out ? ['--out', a.out] : [])]);
+if (!a['word-lm-only']) {
+  run(process.execPath, ['--max-old-space-size=12000', '--import', 'tsx', here('./diacnet-data.ts'), '--out', join(work, 'data'), ...(a['max-lines'] ? ['--max-lines', a['max-lines']] : []), ...(a.corpora ? ['--corpora', a.corpora] : [])]);
+  run(a.python!, [here('./train_diacnet.py'), '--steps', a.steps!, '--data', join(work, 'data'), '--out', join(work, 'weights'), '--hidden', a.hidden!, '--dilations', a.dilations!, '--minutes', a.minutes!, '--seed', a.seed!, '--feature-dim', a['feature-dim']!]);
+  run(process.execPath, ['--import', 'tsx', here('./diacnet-onnx.ts'), '--weights', join(work, 'weights'), '--data', join(work, 'data'), '--name', a.name, ...(a.out ? ['--out', a.out] : [])]);
+}
 const repo = a.out ?? fileURLToPath(new URL('../models/', import.meta.url));
 const corpora = a.corpora ? ['--corpora', a.corpora] : [];
 run(process.execPath, ['--max-old-space-size=16000', '--import', 'tsx', here('./word-lm.ts'), '--out', join(repo, a.name, 'word-lm.bin.gz'), ...corpora, ...(a['max-lines'] ? ['--max-lines', a['max-lines']] : []), ...(a.hunspell !== undefined ? ['--hunspell', a.hunspell] : [])]);
