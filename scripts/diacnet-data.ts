@@ -6,7 +6,7 @@
  * candidates of diactag-2.0, so that the models share one class space) and the language.
  * Lines longer than {@link WINDOW} units are cut into windows.
  *
- * Usage: `node --import tsx scripts/diacnet-data.ts --out DIR [--max-lines N] [--corpora DIR]` (npm run train:diacnet runs it)
+ * Usage: `node --import tsx scripts/diacnet-data.ts --out DIR [--max-lines N] [--max-chars N] [--corpora DIR]` (npm run train:diacnet runs it)
  * Writes DIR/{chars,targets,cands,featrow}.i32 (concatenated sequences; featrow: the
  * letter's row of DIR/feats.u32, its hashed context features, or -1), DIR/seqs.i32 (per
  * sequence: start, length, language), DIR/candmask.u8 ([candidate sets, classes]),
@@ -30,9 +30,16 @@ export const FEATURES_PER_LETTER = 1 + 2 * FEATURES.window + 9 + 4;
 /** A character seen fewer times than this in the training text gets the unknown id. */
 const MIN_CHAR_COUNT = 5;
 
-const { values: args } = parseArgs({ options: { out: { type: 'string' }, classes: { type: 'string' }, 'max-lines': { type: 'string' }, corpora: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, classes: { type: 'string' }, 'max-lines': { type: 'string' }, 'max-chars': { type: 'string' }, corpora: { type: 'string' } } });
 /** Most training lines per language (tests build tiny models with few). */
 const MAX_LINES = Number(args['max-lines'] ?? Infinity);
+/**
+ * Most training characters per language, in file order (default 12 million): the
+ * 2017 Vietnamese Wikipedia alone is 52 million, which would outweigh the other ten
+ * languages in a time-boxed training and not fit the feature arrays in memory; the word
+ * model (scripts/word-lm.ts) reads all of it.
+ */
+const MAX_CHARS = Number(args['max-chars'] ?? 12_000_000);
 const OUT = args.out ?? '/tmp/diacnet-data';
 const TAGGER = args.classes ?? fileURLToPath(new URL('../models/diactag-2.0/', import.meta.url));
 const classes = JSON.parse(readFileSync(join(TAGGER, 'classes.json'), 'utf8')) as string[];
@@ -49,14 +56,16 @@ const lines: Array<{ lang: number; text: string }> = [];
 const charCount = new Map<string, number>();
 for (const [li, lang] of languages.entries()) {
   let taken = 0;
+  let chars = 0;
   for (const l of linesOf(lang, args.corpora ?? CORPORA)) {
-    if (taken >= MAX_LINES) break;
+    if (taken >= MAX_LINES || chars >= MAX_CHARS) break;
     if (l.role !== 'train') continue;
     const us = units(l.text);
     // a line without any mark in a language that writes them is text written without marks: left out
     if (MARKED_LANGUAGES.has(lang) && !us.some((u) => u.marked)) continue;
     lines.push({ lang: li, text: l.text });
     taken++;
+    chars += l.text.length;
     for (const u of us) charCount.set(u.context, (charCount.get(u.context) ?? 0) + 1);
   }
 }
