@@ -98,8 +98,11 @@ describe('POST /v1/diacritize with diactag-2.0', () => {
   });
 
   it('passes digits, URLs, e-mail addresses and other scripts through unchanged', async () => {
-    const r = await restore('Zazolc 2024 gesla jazn https://example.pl/zazolc jan@zazolc.pl Привет', 'pol');
-    expect(r.body.text).toMatch(/^Zażółć 2024 /);
+    const text = 'Zazolc 2024 gesla jazn https://example.pl/zazolc jan@zazolc.pl Привет';
+    const r = await restore(text, 'pol');
+    // the Polish words get marks (diactag-2.0 restores the pangram only in part: models/diactag-2.0/card.md)
+    expect(r.body.text).toMatch(/^Zaż\S* 2024 /);
+    expect(stripMarks(r.body.text)).toBe(text);
     expect(r.body.text).toContain(' https://example.pl/zazolc jan@zazolc.pl Привет');
   });
 
