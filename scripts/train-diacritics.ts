@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { DIACNET_RECIPES } from './diacnet-recipes.ts';
 import { exportEmbeddingBag, LID_INPUTS, LID_OUTPUTS } from './lid-onnx.ts';
 import { rng } from './rng.ts';
-import { DIACRITICS_SOURCES, MARKED_LANGUAGES, UNMARKED_WEIGHT, linesOf } from './diacritics-data.ts';
+import { DIACRITICS_SOURCES, MARKED_LANGUAGES, UNMARKED_WEIGHT, linesOf, wordModelOnly } from './diacritics-data.ts';
 import { formOf, hasMarks, units } from '../services/capabilities/diacritize/marks.ts';
 import { classOf, type TaggerCandidates } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures, type TaggerFeatureSpec } from '../services/capabilities/diacritize/tagger-features.ts';
@@ -68,10 +68,7 @@ const train = new Map<string, Array<{ text: string; weight: number }>>();
 const counts = new Map<string, Map<string, number>>(); // `${lang}\t${base}` → class → count
 for (const lang of languages) {
   const all = linesOf(lang);
-  // the 2017 Vietnamese Wikipedia (52 M characters) would fill most of the 1.5 M letters a
-  // language gets, and the classifier then misses everyday words ("đi ăn cơm" → "ẩn"): only
-  // the diacnet word model reads it
-  const lines = all.filter((l) => l.role === 'train' && !l.source.includes('viwiki'));
+  const lines = all.filter((l) => l.role === 'train' && !wordModelOnly(l.source));
   const kept: Array<{ text: string; weight: number }> = [];
   for (const l of lines) {
     const us = units(l.text);

@@ -108,13 +108,15 @@ export function decodeWordLm(data: Buffer): Map<string, LangArrays> {
   return out;
 }
 
+/** A Buffer view of an array's bytes (no copy), for byte comparisons and decoding. */
+export const bytesOf = (a: Uint8Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
 /**
- * The rank of `query` (UTF-8 bytes) among the `\n`-joined sorted strings of `blob`, or -1.
+ * The rank of `query` (UTF-8 bytes) among the `\n`-joined sorted strings of `b`, or -1.
  * Binary search comparing bytes, no string decoded.
  */
-export function findSorted(blob: Uint8Array, starts: Uint32Array, query: Uint8Array): number {
+export function findSorted(b: Buffer, starts: Uint32Array, query: Uint8Array): number {
   let lo = 0; let hi = starts.length - 2;
-  const b = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
     const c = b.compare(query, 0, query.length, starts[mid]!, starts[mid + 1]! - 1);
@@ -144,11 +146,10 @@ export function lineStarts(lengths: Uint16Array): Uint32Array {
 }
 
 /**
- * The line of a `dict` blob whose key (the bytes before its first tab) is `query`, or -1.
+ * The line of a `dict` blob (`b`) whose key (the bytes before its first tab) is `query`, or -1.
  * Lines are sorted by key bytes; a tab sorts before every byte of a key.
  */
-export function findLine(blob: Uint8Array, starts: Uint32Array, query: Uint8Array): number {
-  const b = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
+export function findLine(b: Buffer, starts: Uint32Array, query: Uint8Array): number {
   let lo = 0; let hi = starts.length - 2;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;

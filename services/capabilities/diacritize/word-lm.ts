@@ -35,7 +35,7 @@
 import { readFileSync } from 'node:fs';
 import { formOf, units, type Unit } from './marks.ts';
 import { bestClass, classOf, formFrom, type Slot } from './tagger.ts';
-import { decodeWordLm, findIn, findLine, findSorted, lineStarts, type LangArrays } from './word-lm-format.ts';
+import { bytesOf, decodeWordLm, findIn, findLine, findSorted, lineStarts, type LangArrays } from './word-lm-format.ts';
 
 /** Settings of the word-level rescoring (config.json `word_lm`). */
 export interface WordLmSpec {
@@ -75,12 +75,14 @@ export class LangLm {
   private readonly priorScale: number;
   private readonly lexiconAdd: number;
   private readonly blob: Buffer;
+  private readonly keys: Buffer;
   private readonly dict: Buffer;
   private readonly dictStart: Uint32Array;
 
   constructor(readonly a: LangArrays, private readonly spec: WordLmSpec, language: string) {
-    this.blob = Buffer.from(a.forms.buffer, a.forms.byteOffset, a.forms.byteLength);
-    this.dict = Buffer.from(a.dict.buffer, a.dict.byteOffset, a.dict.byteLength);
+    this.blob = bytesOf(a.forms);
+    this.keys = bytesOf(a.keys);
+    this.dict = bytesOf(a.dict);
     this.dictStart = lineStarts(a.dictLen);
     this.start = this.id(START);
     this.end = this.id(END);
@@ -94,20 +96,20 @@ export class LangLm {
   }
 
   /** The id of a form, or -1. */
-  id(form: string): number { return findSorted(this.a.forms, this.a.formStart, Buffer.from(form, 'utf8')); }
+  id(form: string): number { return findSorted(this.blob, this.a.formStart, Buffer.from(form, 'utf8')); }
 
   /** The form of an id. */
   form(id: number): string { return this.blob.toString('utf8', this.a.formStart[id]!, this.a.formStart[id + 1]! - 1); }
 
   /** The ids of a key's forms, most frequent first. */
   formsOf(key: string): Uint32Array {
-    const k = findSorted(this.a.keys, this.a.keyStart, Buffer.from(key, 'utf8'));
+    const k = findSorted(this.keys, this.a.keyStart, Buffer.from(key, 'utf8'));
     return k < 0 ? new Uint32Array(0) : this.a.keyForms.subarray(this.a.keyFormStart[k]!, this.a.keyFormStart[k + 1]!);
   }
 
   /** The dictionary forms of a key that the tables lack (Hunspell lexicon, word-lm-format.ts `dict`). */
   dictionaryFormsOf(key: string): string[] {
-    const k = findLine(this.a.dict, this.dictStart, Buffer.from(key, 'utf8'));
+    const k = findLine(this.dict, this.dictStart, Buffer.from(key, 'utf8'));
     return k < 0 ? [] : this.dict.toString('utf8', this.dictStart[k]!, this.dictStart[k + 1]! - 1).split('\t').slice(1);
   }
 
@@ -246,7 +248,8 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     }
     const out: Cand[] = [];
     const seen = new Set<string>();
-    const add = (cls: Int32Array, form: string, dict = false) => {
+    /** `id`: the form's id when the caller has it (undefined: look it up; dictionary forms have none) */
+    const add = (cls: Int32Array, form: string, dict = false, id?: number) => {
       if (seen.has(form)) return;
       for (const [k, t] of typedFixed) if (cls[k - w.s0] !== t) return;
       let score = 0;
@@ -255,7 +258,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
         score += c < 0 ? LOG_FLOOR : Math.log(Math.max(probs[k * C + c]!, 1e-9));
       }
       seen.add(form);
-      out.push({ form, id: dict ? -1 : table.id(form), dict, classes: cls, score: W * score });
+      out.push({ form, id: dict ? -1 : id ?? table.id(form), dict, classes: cls, score: W * score });
     };
     // the network's form (with the typed marks it keeps)
     const key = us.slice(w.from, w.to).map((u) => u.base).join('');
@@ -283,7 +286,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       }
       if (!ok) continue;
       n++;
-      add(cls, form, dict);
+      add(cls, form, dict, dict ? undefined : ids[q]);
     }
     return out.length > 0 ? out : [{ form: ownForm, id: table.id(ownForm), dict: false, classes: own, score: 0 }];
   });
