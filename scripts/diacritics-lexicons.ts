@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hasMarks, units } from '../services/capabilities/diacritize/marks.ts';
+import { formOf, hasMarks, units, vietnameseToneOnFirstVowel } from '../services/capabilities/diacritize/marks.ts';
 import { keyOf } from '../services/capabilities/diacritize/word-lm.ts';
 import { CORPORA } from './diacritics-data.ts';
 
@@ -43,11 +43,16 @@ export const FREQUENCY_LISTS: Readonly<Record<string, string>> = Object.fromEntr
 /** What the lexicons say of a form: whether a dictionary writes it, and its share of the frequency list (0 when absent). */
 export interface LexiconEntry { lexicon: 0 | 1; prior: number; }
 
-/** The lower-case NFC form of a dictionary word when it is one word of letters (else null). */
+/**
+ * The form of a dictionary or frequency-list word as the word model spells it when it is one
+ * word of letters (else null): lower case and NFC by formOf, Vietnamese in the project's
+ * tone placement (vietnameseToneOnFirstVowel), as scripts/word-lm.ts formsOfLine writes the
+ * training text, so that "hoà" in the list and "hòa" in the text are one form.
+ */
 function wordForm(word: string, language: string): string | null {
-  const us = units(word);
+  const us = units(language === 'vie' ? vietnameseToneOnFirstVowel(word) : word);
   if (us.length === 0 || !us.every((u) => u.letter)) return null;
-  return (language === 'tur' ? word.toLocaleLowerCase('tr-TR') : word.toLowerCase()).normalize('NFC');
+  return us.map((u) => formOf(u, language)).join('').normalize('NFC');
 }
 
 /**
