@@ -7,7 +7,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
       tesseract-ocr-eng tesseract-ocr-swa tesseract-ocr-yor tesseract-ocr-amh \
     && rm -rf /var/lib/apt/lists/*
 ENV ONNXRUNTIME_NODE_INSTALL=skip NODE_ENV=production
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY services ./services
 COPY schemas ./schemas
