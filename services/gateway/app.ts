@@ -27,6 +27,7 @@ import type { GatewayState } from './state.ts';
 import { registerDelivery } from './delivery.ts';
 import { registerJsonParser } from './json-body.ts';
 import { BODY_LIMITS } from '../route-kit/limits.ts';
+import { ERROR_BODY, ERROR_BODY_ID } from '../route-kit/schemas.ts';
 import { capabilityKit } from './capability-kit.ts';
 import type { InflightItems } from './load-shedding.ts';
 import { RateLimits } from './rate-limit.ts';
@@ -161,11 +162,31 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   registerBodyBudget(app, state.bodies);
   registerDelivery(app, { requestTimeoutMs: settings.requestTimeoutMs, recorder: state.recorder, outcomes: settings.outcomeEvents ? state.outcomes : undefined });
 
+  // the error body once, as a component every error response refers to
+  app.addSchema({ $id: ERROR_BODY_ID, ...ERROR_BODY });
   await app.register(swagger, {
+    // components named by their $id (the default is def-0, def-1, ...)
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'lmstream', version: opts.version, description: 'Multilingual language-model service (../shared/spec/api-spec.md)' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      info: {
+        title: 'lmstream', version: opts.version,
+        description: 'Multilingual language-model service: typed decisions, extraction, language identification, diacritic restoration and question generation. Send `Authorization: Bearer <API_KEY>` on every route that needs a key (`npm run keys -- create <name>` makes one). Every error answers `{error, status, code}` (docs/api.md).',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      },
+      // relative: the gateway that serves the document (any host, any PORT)
+      servers: [{ url: '/', description: 'the gateway serving this document' }],
+      tags: [
+        { name: 'decide', description: 'Typed decisions with calibrated probabilities' },
+        { name: 'extract', description: 'Documents turned into JSON following a template' },
+        { name: 'language-id', description: 'Language identification (608 languages)' },
+        { name: 'diacritize', description: 'Diacritics, tone marks and Arabic vowel marks restored' },
+        { name: 'questions', description: 'Search-style questions generated from a passage' },
+        { name: 'legacy', description: 'Older routes kept unchanged for existing clients' },
+        { name: 'info', description: 'Models, languages, health and readiness: no key needed' },
+        { name: 'account', description: "Warm-up, and the key's own usage and analytics" },
+      ],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key' } } },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -7,5 +7,5 @@
 export type { Admission, CapabilityAdmission, CapabilityRoutes, ModelRouteOptions, RequestRecord, RouteKit } from './types.ts';
 export { BODY_LIMITS, FIELD_LIMITS, JSON_BYTES_PER_CHAR, JSON_BYTES_PER_UTF8_BYTE, MAX_IMAGE_PIXELS, MAX_JSON_DEPTH } from './limits.ts';
 export { ajvMessage, checkContextLength, checkStateNotBlank, codePointLength, estimateTokens, itemValidator, parseTemplate } from './validation.ts';
-export { ACCOUNT_READ, AUTHED, ERRORS, ERROR_BODY, SECURITY } from './schemas.ts';
+export { ACCOUNT_ERRORS, ACCOUNT_READ, AUTHED, ERRORS, ERROR_BODY, ERROR_BODY_ID, PUBLIC, PUBLIC_ERRORS, SECURITY, answerSchema, usageSchema } from './schemas.ts';
 export { outputOf, outputsOf } from './results.ts';

@@ -7,7 +7,7 @@ import capability from './index.ts';
 import type { DecideOutput, DecideRequest } from '../../events/contract.ts';
 import { ServiceError, codeOf } from '../../lib/errors.ts';
 import {
-  BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, checkContextLength, checkStateNotBlank, itemValidator, outputOf, type CapabilityRoutes,
+  BODY_LIMITS, ERRORS, ERROR_BODY, FIELD_LIMITS, SECURITY, answerSchema, checkContextLength, checkStateNotBlank, itemValidator, outputOf, usageSchema, type CapabilityRoutes,
 } from '../../route-kit/index.ts';
 
 const QUESTION = {
@@ -49,7 +49,7 @@ const QUESTION = {
   ],
 } as const;
 
-const STATE = { type: ['string', 'object', 'array'], minLength: 1, minProperties: 1, minItems: 1 } as const;
+const STATE = { type: ['string', 'object', 'array'], minLength: 1, minProperties: 1, minItems: 1, additionalProperties: true, items: {}, description: 'the thing decided about: text, or any JSON record or list' } as const;
 const QUESTIONS = {
   type: 'object', minProperties: 1, maxProperties: FIELD_LIMITS.questions, propertyNames: { maxLength: FIELD_LIMITS.optionKey }, additionalProperties: QUESTION,
 } as const;
@@ -73,9 +73,33 @@ const BATCH_BODY = {
   required: ['cases'],
   properties: {
     model: { type: 'string', enum: capability.models.map((m) => m.name) },
-    cases: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.decideBatch, items: { type: 'object' } },
+    // each case is checked on its own (CASE, in the handler), so that a broken one fails alone
+    cases: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.decideBatch, items: { type: 'object', additionalProperties: true, description: 'a case: `id` (string or integer), `state` and `questions` as in POST /v1/decide' } },
   },
 } as const;
+
+const MODEL = { type: 'string', enum: capability.models.map((m) => m.name) } as const;
+/** One answer (spec: "Answer fields returned" per type; answers.ts). */
+const DECISION = answerSchema({
+  type: { type: 'string', enum: ['choice', 'noul', 'score'] },
+  choice: { type: 'string', description: 'choice: the most probable option key' },
+  noul: { type: 'number', minimum: 0, maximum: 1, description: 'noul: the probability that the statement is true' },
+  score: { type: 'number', description: 'score: the expected level (0 = the first level)' },
+  probabilities: { type: 'object', additionalProperties: { type: 'number' }, description: 'choice: option key → probability; score: level index → probability' },
+  legend: { type: 'object', additionalProperties: { type: 'string' }, description: 'score: level index → description' },
+  confidence: { type: 'number', minimum: 0, maximum: 1, description: 'how peaked the distribution is (0 no idea, 1 certain); not a probability' },
+}, ['choice', 'noul', 'score', 'probabilities', 'legend', 'confidence']);
+const ANSWERS = { type: 'object', additionalProperties: DECISION, description: "answers keyed by the caller's question ids" } as const;
+const USAGE = usageSchema('decisions');
+/** Response schema (200) of POST /v1/decide. */
+const ANSWER = answerSchema({ model: MODEL, answers: ANSWERS, usage: USAGE });
+const ITEM_ID = { type: ['string', 'integer', 'null'], description: "the case's id" } as const;
+/** Response schema (200) of POST /v1/decide/batch: each case answered, or its failure. */
+const BATCH_ANSWER = answerSchema({
+  model: MODEL,
+  results: { type: 'array', items: { anyOf: [answerSchema({ id: ITEM_ID, ...ERROR_BODY.properties }), answerSchema({ id: ITEM_ID, answers: ANSWERS })] } },
+  usage: USAGE,
+});
 
 interface DecideBody { model?: string; state: unknown; questions: Record<string, unknown>; }
 
@@ -113,10 +137,10 @@ export const decideRoutes: CapabilityRoutes = async (app, kit) => {
     const out = outputOf(r!);
     return { model, answers: JSON.parse(out.answers) as unknown, usage: { decisions: out.decisions } };
   };
-  const schema = { tags: ['decide'], security: SECURITY, body: DECIDE_BODY, response: ERRORS };
+  const schema = { tags: ['decide'], security: SECURITY, body: DECIDE_BODY, response: { 200: ANSWER, ...ERRORS } };
   const route = kit.modelRoute({ model: modelOf, items: () => 1, units: questionCount, check: (b: DecideBody) => checkCase(b) }, BODY_LIMITS.decide);
-  app.post('/v1/decide', { ...route, schema: { ...schema, summary: 'Typed decisions with calibrated probabilities' } }, single);
-  app.post('/v1/systemone', { ...route, schema: { ...schema, summary: 'Alias of POST /v1/decide' } }, single);
+  app.post('/v1/decide', { ...route, schema: { ...schema, summary: 'Typed decisions with calibrated probabilities', operationId: 'decide' } }, single);
+  app.post('/v1/systemone', { ...route, schema: { ...schema, summary: 'Alias of POST /v1/decide', operationId: 'systemone' } }, single);
 
   // each case is checked before admission (schema, then the rules): a batch of broken
   // cases is answered without a model; the model is checked only for the valid ones
@@ -139,7 +163,7 @@ export const decideRoutes: CapabilityRoutes = async (app, kit) => {
     model: modelOf, check: checkCases, items: (_b: unknown, plan: CasePlan) => plan.valid.length,
     units: (b: { cases: unknown[] }) => b.cases.reduce<number>((n, c) => n + questionCount(c), 0),
   }, BODY_LIMITS.decideBatch);
-  app.post('/v1/decide/batch', { ...batchRoute, schema: { tags: ['decide'], security: SECURITY, body: BATCH_BODY, response: ERRORS, summary: 'Up to 32 decision cases' } }, async (req) => {
+  app.post('/v1/decide/batch', { ...batchRoute, schema: { tags: ['decide'], security: SECURITY, body: BATCH_BODY, response: { 200: BATCH_ANSWER, ...ERRORS }, summary: 'Up to 32 decision cases', operationId: 'decideBatch' } }, async (req) => {
     const model = modelOf(req.body as { model?: string });
     const { results, valid } = req.admitted as CasePlan;
     let decisions = 0;

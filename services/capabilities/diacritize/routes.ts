@@ -8,7 +8,7 @@ import capability from './index.ts';
 import type { DiacritizeOutput } from '../../events/contract.ts';
 import { codeOf, invalid } from '../../lib/errors.ts';
 import { DIACRITIZE_LANGUAGES } from './languages.ts';
-import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, codePointLength, outputOf, type CapabilityRoutes } from '../../route-kit/index.ts';
+import { BODY_LIMITS, ERRORS, ERROR_BODY, FIELD_LIMITS, SECURITY, answerSchema, codePointLength, outputOf, usageSchema, type CapabilityRoutes } from '../../route-kit/index.ts';
 
 const LANGUAGE = { type: 'string', enum: Object.keys(DIACRITIZE_LANGUAGES) } as const;
 const HINTS = {
@@ -38,6 +38,21 @@ const BATCH_BODY = {
   },
 } as const;
 
+const USAGE = usageSchema('characters', 'billable_units');
+const WARNINGS = { type: 'array', items: { type: 'string' } } as const;
+const MODEL = { type: 'string', enum: capability.models.map((m) => m.name) } as const;
+const RESTORED_LANGUAGE = { type: 'string', description: 'the language restored: ISO 639-3, `ara-nocase` for Arabic without case endings' } as const;
+/** Response schema (200) of POST /v1/diacritize. */
+const ANSWER = answerSchema({ text: { type: 'string' }, model: MODEL, language: RESTORED_LANGUAGE, usage: USAGE, warnings: WARNINGS }, ['warnings']);
+/** Response schema (200) of POST /v1/diacritize/batch: a text that failed is null in `texts` and has an entry in `errors`. */
+const BATCH_ANSWER = answerSchema({
+  texts: { type: 'array', items: { type: ['string', 'null'] } },
+  languages: { type: 'array', items: { anyOf: [RESTORED_LANGUAGE, { type: 'null' }] } },
+  model: MODEL, usage: USAGE,
+  errors: { type: 'array', items: answerSchema({ index: { type: 'integer' }, ...ERROR_BODY.properties }) },
+  warnings: { type: 'array', items: WARNINGS, description: 'one list per text, when any text has one' },
+}, ['errors', 'warnings']);
+
 interface Options { model: string; case_endings: boolean; aligned: boolean; min_confidence: number; }
 
 /** Rule: a per-text list has one entry per text. */
@@ -56,7 +71,7 @@ export const diacritizeRoutes: CapabilityRoutes = async (app, kit) => {
 
   const model = (b: Options) => b.model;
   app.post('/v1/diacritize', {
-    ...kit.modelRoute({ model, items: () => 1, units: (b: { text: string }) => units([b.text]) }, BODY_LIMITS.diacritize), schema: { tags: ['diacritize'], summary: 'Restore diacritics', security: SECURITY, body: DIACRITIZE_BODY, response: ERRORS },
+    ...kit.modelRoute({ model, items: () => 1, units: (b: { text: string }) => units([b.text]) }, BODY_LIMITS.diacritize), schema: { tags: ['diacritize'], summary: 'Restore diacritics', operationId: 'diacritize', security: SECURITY, body: DIACRITIZE_BODY, response: { 200: ANSWER, ...ERRORS } },
   }, async (req) => {
     const b = req.body as Options & { text: string; language: string; hints?: Record<string, string> };
     const [r] = await kit.dispatch<DiacritizeOutput>(req, b.model, [event(b.text, b.language, b.hints, b)]);
@@ -72,7 +87,7 @@ export const diacritizeRoutes: CapabilityRoutes = async (app, kit) => {
         checkPerText(Array.isArray(b.language) ? b.language : undefined, b.texts.length, 'language');
         checkPerText(b.hints, b.texts.length, 'hints');
       },
-    }, BODY_LIMITS.diacritizeBatch), schema: { tags: ['diacritize'], summary: 'Restore diacritics of up to 64 texts', security: SECURITY, body: BATCH_BODY, response: ERRORS },
+    }, BODY_LIMITS.diacritizeBatch), schema: { tags: ['diacritize'], summary: 'Restore diacritics of up to 64 texts', operationId: 'diacritizeBatch', security: SECURITY, body: BATCH_BODY, response: { 200: BATCH_ANSWER, ...ERRORS } },
   }, async (req) => {
     const b = req.body as Options & { texts: string[]; language: string | string[]; hints?: Array<Record<string, string> | null> };
     const languages = Array.isArray(b.language) ? b.language : undefined;

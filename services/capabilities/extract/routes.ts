@@ -7,10 +7,10 @@ import type { ExtractOutput, ExtractRequest } from '../../events/contract.ts';
 import { ServiceError, codeOf, invalid } from '../../lib/errors.ts';
 import { closeImageThreads, configureImageThreads, decodeImage, imagesSignal } from './images.ts';
 import { imageTextError } from './image-text.ts';
-import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, itemValidator, outputOf, parseTemplate, type CapabilityRoutes } from '../../route-kit/index.ts';
+import { BODY_LIMITS, ERRORS, ERROR_BODY, FIELD_LIMITS, SECURITY, answerSchema, usageSchema, itemValidator, outputOf, parseTemplate, type CapabilityRoutes } from '../../route-kit/index.ts';
 
 const DOC_FIELDS = {
-  template: { type: ['object', 'string'], description: 'shape of the answer; up to 8,000 characters' },
+  template: { type: ['object', 'string'], additionalProperties: true, description: 'shape of the answer (a JSON object, or one as a string); up to 8,000 characters' },
   text: { type: 'string', maxLength: FIELD_LIMITS.extractText },
   image: { type: 'string', description: 'one JPEG or PNG, base64 or data URL, up to 10 MB (its length is checked when decoded)' },
   instructions: { type: 'string', maxLength: FIELD_LIMITS.extractInstructions },
@@ -36,9 +36,28 @@ const BATCH_BODY = {
   required: ['documents'],
   properties: {
     model: { type: 'string', enum: capability.models.map((m) => m.name) },
-    documents: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.extractBatch, items: { type: 'object' } },
+    // each document is checked on its own (DOCUMENT, in the handler), so that a broken one fails alone
+    documents: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.extractBatch, items: { type: 'object', additionalProperties: true, description: 'a document: `id` (string or integer), `template`, and `text` and/or `image`, `instructions`, as in POST /v1/extract' } },
   },
 } as const;
+
+const MODEL = { type: 'string', enum: capability.models.map((m) => m.name) } as const;
+const DATA = { description: 'the template filled in: its shape, null for a missing value, [] for an empty list' } as const;
+const CONFIDENCE = { description: 'the shape of data, a number from 0 to 1 (calibrated) per field; an empty list has none' } as const;
+const USAGE = usageSchema('documents');
+/** Response schema (200) of POST /v1/extract. */
+const ANSWER = answerSchema({ model: MODEL, data: DATA, confidence: CONFIDENCE, usage: USAGE });
+const ITEM_ID = { type: ['string', 'integer', 'null'], description: "the document's id" } as const;
+/** Response schema (200) of POST /v1/extract/batch: a failed document has data and confidence null and an error. */
+const BATCH_ANSWER = answerSchema({
+  model: MODEL,
+  results: {
+    type: 'array',
+    // the failure first: a serializer takes the first schema an item matches, and a failure matches both
+    items: { anyOf: [answerSchema({ id: ITEM_ID, data: { type: 'null' }, confidence: { type: 'null' }, ...ERROR_BODY.properties }), answerSchema({ id: ITEM_ID, data: DATA, confidence: CONFIDENCE })] },
+  },
+  usage: USAGE,
+});
 
 interface Doc { template: unknown; text?: string; image?: string; instructions?: string; }
 
@@ -100,7 +119,7 @@ export const extractRoutes: CapabilityRoutes = async (app, kit) => {
 
   app.post('/v1/extract', {
     ...kit.modelRoute({ model: modelOf, items: () => 1, check: (b: Doc) => checkDocumentRules(b, '') }, BODY_LIMITS.extract),
-    schema: { tags: ['extract'], summary: 'A document turned into JSON following a template', security: SECURITY, body: EXTRACT_BODY, response: ERRORS },
+    schema: { tags: ['extract'], summary: 'A document turned into JSON following a template', operationId: 'extract', security: SECURITY, body: EXTRACT_BODY, response: { 200: ANSWER, ...ERRORS } },
   }, async (req) => {
     const body = req.body as Doc & { model?: string };
     const model = body.model ?? capability.defaultModel;
@@ -112,7 +131,7 @@ export const extractRoutes: CapabilityRoutes = async (app, kit) => {
 
   app.post('/v1/extract/batch', {
     ...kit.modelRoute({ model: modelOf, check: checkDocuments, items: (_b: unknown, plan: DocumentPlan) => plan.valid.length }, BODY_LIMITS.extractBatch),
-    schema: { tags: ['extract'], summary: 'Up to 16 documents', security: SECURITY, body: BATCH_BODY, response: ERRORS },
+    schema: { tags: ['extract'], summary: 'Up to 16 documents', operationId: 'extractBatch', security: SECURITY, body: BATCH_BODY, response: { 200: BATCH_ANSWER, ...ERRORS } },
   }, async (req) => {
     const model = modelOf(req.body as { model?: string });
     const plan = req.admitted as DocumentPlan;

@@ -4,7 +4,7 @@
  */
 import capability from './index.ts';
 import type { LanguageIdOutput } from '../../events/contract.ts';
-import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, outputOf, outputsOf, type CapabilityRoutes } from '../../route-kit/index.ts';
+import { BODY_LIMITS, ERRORS, FIELD_LIMITS, PUBLIC, PUBLIC_ERRORS, SECURITY, answerSchema, outputOf, outputsOf, usageSchema, type CapabilityRoutes } from '../../route-kit/index.ts';
 import { LEGACY_LID_MODELS } from './legacy-routes.ts';
 import { labelAliases } from './aliases.ts';
 
@@ -19,21 +19,26 @@ const TEXT = { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.lidText } a
 export const LID_BODY = { type: 'object', required: ['text'], properties: { text: TEXT, ...OPTIONS } } as const;
 const BATCH_BODY = { type: 'object', required: ['texts'], properties: { texts: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.lidBatch, items: TEXT }, ...OPTIONS } } as const;
 
-const ANSWER = {
-  type: 'object',
-  properties: {
+const ANSWER = answerSchema({
     language: { type: 'string', description: 'ISO 639-3 code; `zxx` for text without language, `und` for letters of a script no model label uses and several languages write' },
     script: { type: 'string', description: 'ISO 15924 code of the text\'s script (`Zxxx` with `zxx`)' },
-    label: { type: 'string', description: '`<language>_<script>`: a model label, `zxx_Zxxx` (no letters, or code, markup, random letters), or for a script no label uses the script\'s language from Unicode CLDR (`sat_Olck`) or `und_<Script>`, with a warning' },
+    label: { type: 'string', description: 'the language code and the script code joined by an underscore (`yor_Latn`): a model label, `zxx_Zxxx` (no letters, or code, markup, random letters), or for a script no label uses the script\'s language from Unicode CLDR (`sat_Olck`) or `und` with the script (`und_Brai`), with a warning' },
     language_name: { type: 'string' },
     confidence: { type: 'number' },
-    top: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' }, language: { type: 'string' }, score: { type: 'number' } } } },
+    top: { type: 'array', items: answerSchema({ label: { type: 'string' }, language: { type: 'string' }, score: { type: 'number' } }) },
     warnings: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
-const USAGE = { type: 'object', properties: { texts: { type: 'integer' } } } as const;
+});
+const USAGE = usageSchema('texts');
+/** Response schema (200) of POST /v1/language-id. */
+export const SINGLE_ANSWER = answerSchema({ ...ANSWER.properties, model: { type: 'string' }, mode: { type: 'string', enum: ['traffic', 'coverage'] }, usage: USAGE });
 /** Response schema (200) of POST /v1/language-id/batch. */
-export const BATCH_ANSWER = { type: 'object', properties: { results: { type: 'array', items: ANSWER }, model: { type: 'string' }, mode: { type: 'string' }, usage: USAGE } } as const;
+export const BATCH_ANSWER = answerSchema({ results: { type: 'array', items: ANSWER }, model: { type: 'string' }, mode: { type: 'string', enum: ['traffic', 'coverage'] }, usage: USAGE });
+/** Response schema (200) of GET /v1/lid/models. */
+const LID_MODELS = answerSchema({
+  models: { type: 'array', items: answerSchema({ name: { type: 'string' }, status: { type: 'string', enum: ['available', 'coming soon'] }, languages: { type: 'integer', description: 'labels the model answers' }, default: { type: 'boolean' } }) },
+  legacy: { type: 'array', items: answerSchema({ name: { type: 'string' }, serves_with: { type: 'string' }, languages: { type: 'integer' } }) },
+  aliases: { type: 'array', description: 'labels the models answer under another label', items: answerSchema({ alias: { type: 'string' }, label: { type: 'string' }, reason: { type: 'string' } }) },
+});
 
 /** The spec's answer fields (snake case) of a decoded answer. */
 export function answerBody(a: LanguageIdOutput): Record<string, unknown> {
@@ -72,8 +77,8 @@ export const languageIdRoutes: CapabilityRoutes = async (app, kit) => {
   app.post('/v1/language-id', {
     ...kit.modelRoute({ model, items: () => 1 }, BODY_LIMITS.languageId),
     schema: {
-      tags: ['language-id'], summary: 'Language of a text', security: SECURITY, body: LID_BODY,
-      response: { 200: { type: 'object', properties: { ...ANSWER.properties, model: { type: 'string' }, mode: { type: 'string' }, usage: USAGE } }, ...ERRORS },
+      tags: ['language-id'], summary: 'Language of a text', operationId: 'languageId', security: SECURITY, body: LID_BODY,
+      response: { 200: SINGLE_ANSWER, ...ERRORS },
     },
   }, async (req) => {
     const b = req.body as Options & { text: string };
@@ -86,7 +91,7 @@ export const languageIdRoutes: CapabilityRoutes = async (app, kit) => {
   app.post('/v1/language-id/batch', {
     ...kit.modelRoute({ model, items: (b: { texts: string[] }) => b.texts.length }, BODY_LIMITS.languageIdBatch),
     schema: {
-      tags: ['language-id'], summary: 'Languages of up to 256 texts', security: SECURITY, body: BATCH_BODY,
+      tags: ['language-id'], summary: 'Languages of up to 256 texts', operationId: 'languageIdBatch', security: SECURITY, body: BATCH_BODY,
       response: { 200: BATCH_ANSWER, ...ERRORS },
     },
   }, async (req, reply) => {
@@ -100,7 +105,7 @@ export const languageIdRoutes: CapabilityRoutes = async (app, kit) => {
     return body;
   });
 
-  app.get('/v1/lid/models', { schema: { tags: ['info'], summary: 'Language identification models' } }, async () => ({
+  app.get('/v1/lid/models', { schema: { tags: ['info'], summary: 'Language identification models', operationId: 'listLidModels', security: PUBLIC, response: { 200: LID_MODELS, ...PUBLIC_ERRORS } } }, async () => ({
     models: capability.models.map(({ name }) => ({
       name,
       status: kit.models.canServe(name) ? 'available' : 'coming soon',

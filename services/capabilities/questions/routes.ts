@@ -9,7 +9,7 @@ import capability, { QG_VENDOR } from './index.ts';
 import type { QuestionsOutput } from '../../events/contract.ts';
 import { invalid } from '../../lib/errors.ts';
 import { QG_LANGUAGES, findQgLanguage } from '../../languages.ts';
-import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, outputOf, outputsOf, type Admission, type CapabilityRoutes, type RouteKit } from '../../route-kit/index.ts';
+import { BODY_LIMITS, ERRORS, FIELD_LIMITS, SECURITY, answerSchema, usageSchema, outputOf, outputsOf, type Admission, type CapabilityRoutes, type RouteKit } from '../../route-kit/index.ts';
 
 const PASSAGE = { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.passage } as const;
 const OPTIONS = {
@@ -22,6 +22,19 @@ const OPTIONS = {
 export const QUESTIONS_BODY = { type: 'object', required: ['passage'], properties: { passage: PASSAGE, ...OPTIONS } } as const;
 /** Body schema of the batch routes. */
 export const QUESTIONS_BATCH_BODY = { type: 'object', required: ['passages'], properties: { passages: { type: 'array', minItems: 1, maxItems: FIELD_LIMITS.passageBatch, items: PASSAGE }, ...OPTIONS } } as const;
+
+const QUESTIONS = { type: 'array', items: { type: 'string' }, description: "questions in the passage's own language" } as const;
+const ANSWER_FIELDS = {
+  language: { type: 'string', description: "ISO 639-3 code of the passage's language" },
+  model: { type: 'string', description: 'vendor-prefixed model name (`<vendor>/mist-qg-1.5b`)' },
+} as const;
+const WARNINGS = { type: 'array', items: { type: 'string' }, description: 'a very short passage, or a language the model is less confident in' } as const;
+/** Response schema (200) of POST /v1/generate-questions (the legacy route: no usage block). */
+export const LEGACY_QUESTIONS_ANSWER = answerSchema({ questions: QUESTIONS, ...ANSWER_FIELDS, warnings: WARNINGS });
+/** Response schema (200) of POST /v1/generate-questions/batch. */
+export const LEGACY_QUESTIONS_BATCH_ANSWER = answerSchema({ results: { type: 'array', items: QUESTIONS, description: 'one list per passage, in order' }, ...ANSWER_FIELDS });
+const QUESTIONS_ANSWER = answerSchema({ ...LEGACY_QUESTIONS_ANSWER.properties, usage: usageSchema('generations') });
+const QUESTIONS_BATCH_ANSWER = answerSchema({ ...LEGACY_QUESTIONS_BATCH_ANSWER.properties, warnings: WARNINGS, usage: usageSchema('generations') });
 
 type Options = { n: number; language: string; model: string };
 
@@ -52,7 +65,7 @@ export async function generate(kit: RouteKit, req: FastifyRequest, passages: str
 /** Route plugin. */
 export const questionsRoutes: CapabilityRoutes = async (app, kit) => {
   app.post('/v1/questions/generate', {
-    ...kit.modelRoute(questionsAdmission(() => 1), BODY_LIMITS.questions), schema: { tags: ['questions'], summary: 'Search-style questions from a passage', security: SECURITY, body: QUESTIONS_BODY, response: ERRORS },
+    ...kit.modelRoute(questionsAdmission(() => 1), BODY_LIMITS.questions), schema: { tags: ['questions'], summary: 'Search-style questions from a passage', operationId: 'generateQuestions', security: SECURITY, body: QUESTIONS_BODY, response: { 200: QUESTIONS_ANSWER, ...ERRORS } },
   }, async (req) => {
     const b = req.body as Options & { passage: string };
     const { outs, language, model } = await generate(kit, req, [b.passage], b);
@@ -60,7 +73,7 @@ export const questionsRoutes: CapabilityRoutes = async (app, kit) => {
   });
 
   app.post('/v1/questions/generate/batch', {
-    ...kit.modelRoute(questionsAdmission((b) => b.passages.length), BODY_LIMITS.questionsBatch), schema: { tags: ['questions'], summary: 'Questions for up to 64 passages in one language', security: SECURITY, body: QUESTIONS_BATCH_BODY, response: ERRORS },
+    ...kit.modelRoute(questionsAdmission((b) => b.passages.length), BODY_LIMITS.questionsBatch), schema: { tags: ['questions'], summary: 'Questions for up to 64 passages in one language', operationId: 'generateQuestionsBatch', security: SECURITY, body: QUESTIONS_BATCH_BODY, response: { 200: QUESTIONS_BATCH_ANSWER, ...ERRORS } },
   }, async (req) => {
     const b = req.body as Options & { passages: string[] };
     const { outs, language, model } = await generate(kit, req, b.passages, b);

@@ -6,7 +6,7 @@ import { CAPABILITIES, capabilityOfSymbol, modelsOf, type Capability } from '../
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { BODY_LIMITS } from '../../route-kit/limits.ts';
-import { ACCOUNT_READ, AUTHED, ERRORS, SECURITY } from '../../route-kit/schemas.ts';
+import { ACCOUNT_ERRORS, ACCOUNT_READ, AUTHED, ERRORS, SECURITY, answerSchema } from '../../route-kit/schemas.ts';
 
 /**
  * Services warmed when the body names none: question generation and language
@@ -31,17 +31,36 @@ async function billingLag(deps: RouteDeps): Promise<{ complete: boolean; message
   return { complete: messages === 0 && gatewayEvents === 0, messages, gateway_events: gatewayEvents, as_of: asOf };
 }
 
+const WARMUP = answerSchema({ status: { type: 'string', enum: ['accepted'] }, services: { type: 'array', items: { type: 'string', enum: [...CAPABILITIES] }, description: 'the services whose models load in the background' } });
+const USAGE_REPORT = answerSchema({
+  key_id: { type: 'string' }, from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' },
+  usage: {
+    type: 'array',
+    items: answerSchema({
+      capability: { type: 'string', enum: [...CAPABILITIES] }, model: { type: 'string' }, unit: { type: 'string', description: 'the billing unit' },
+      quantity: { type: 'integer', description: 'units delivered' }, billable_units: { type: 'integer' },
+      requests: { type: 'integer', description: 'requests answered; a bulk job counts each of its texts' },
+    }),
+  },
+  billing_lag: answerSchema({
+    complete: { type: 'boolean', description: 'true when the report holds every delivered answer up to as_of' },
+    messages: { type: ['integer', 'null'], description: 'usage messages billing has not committed yet (null: the log could not be asked)' },
+    gateway_events: { type: 'integer', description: "usage events of this gateway's delivered answers not yet written" },
+    as_of: { type: 'string', format: 'date-time' },
+  }),
+});
+
 /** Route plugin. */
 export const accountRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   app.post('/v1/warmup', {
     ...AUTHED, bodyLimit: BODY_LIMITS.warmup,
     schema: {
-      tags: ['account'], summary: 'Load models in the background', security: SECURITY,
+      tags: ['account'], summary: 'Load models in the background', operationId: 'warmup', security: SECURITY,
       body: {
         type: ['object', 'null'],
         properties: { services: { type: 'array', minItems: 1, maxItems: CAPABILITIES.length, items: { type: 'string', enum: [...CAPABILITIES] } } },
       },
-      response: { 202: { type: 'object', properties: { status: { type: 'string' }, services: { type: 'array', items: { type: 'string' } } } }, ...ERRORS },
+      response: { 202: WARMUP, ...ERRORS },
     },
   }, async (req, reply) => {
     // one control message per named service, however often it is named
@@ -57,9 +76,9 @@ export const accountRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
   app.get('/v1/usage', {
     ...ACCOUNT_READ,
     schema: {
-      tags: ['account'], summary: "Usage of the caller's key per capability, model and billing unit", security: SECURITY,
+      tags: ['account'], summary: "Usage of the caller's key per capability, model and billing unit", operationId: 'usage', security: SECURITY,
       querystring: { type: 'object', properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } } },
-      response: ERRORS,
+      response: { 200: USAGE_REPORT, ...ACCOUNT_ERRORS },
     },
   }, async (req) => {
     if (!deps.ledger) throw new ServiceError('NO_WORKER', 'usage reports are not served by this gateway');

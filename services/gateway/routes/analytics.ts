@@ -19,10 +19,42 @@ import { aggregate, defaultStep, DIMENSIONS, MAX_POINTS, MAX_RANGE_MS, STEPS, ty
 import { consumerLags } from '../../lib/consumer-lag.ts';
 import { ServiceError, invalid } from '../../lib/errors.ts';
 import type { RouteDeps } from '../deps.ts';
-import { ACCOUNT_READ, ERRORS, SECURITY } from '../../route-kit/schemas.ts';
+import { ACCOUNT_ERRORS, ACCOUNT_READ, SECURITY, answerSchema } from '../../route-kit/schemas.ts';
 
 const TIME = { type: 'string', pattern: '^(\\d{1,15}|\\d{4}-\\d{2}-\\d{2}T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))$', maxLength: 40 } as const;
 const FILTER = { type: 'string', maxLength: 256 } as const;
+
+const MS = { type: ['number', 'null'], description: 'ms; null without events' } as const;
+const MEASURES = {
+  events: { type: 'integer' }, items: { type: 'integer' }, billable: { type: 'number' }, errors: { type: 'integer', description: 'events whose status is not 200' },
+  p50_ms: MS, p95_ms: MS, p99_ms: MS, queue_ms_avg: MS, inference_ms_avg: MS,
+} as const;
+const GROUP = { type: 'object', additionalProperties: { type: ['string', 'integer'] }, description: 'the value of each group_by dimension' } as const;
+const ANALYTICS = answerSchema({
+  scope: { type: 'string', description: "the key whose traffic this is, or 'all keys'" },
+  from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' }, step_ms: { type: 'integer' },
+  group_by: { type: 'array', items: { type: 'string', enum: [...DIMENSIONS] } },
+  filters: { type: 'object', additionalProperties: { type: 'string' } },
+  totals: answerSchema(MEASURES),
+  series: {
+    type: 'array',
+    items: answerSchema({
+      group: GROUP,
+      points: { type: 'array', items: answerSchema({ t: { type: 'string', format: 'date-time' }, ...MEASURES }) },
+      totals: answerSchema({ ...MEASURES, confidence: { type: 'array', items: { type: 'number' }, description: 'language ID: confidence histogram' } }),
+    }),
+  },
+});
+const PIPELINE = answerSchema({
+  consumer_groups: { type: 'array', items: answerSchema({ group: { type: 'string' }, topic: { type: 'string' }, lag: { type: ['integer', 'null'] } }) },
+  workers: {
+    type: 'array',
+    items: answerSchema({
+      instance_id: { type: 'string' }, capability: { type: 'string' }, last_heartbeat_ms: { type: 'integer' },
+      models: { type: 'array', items: answerSchema({ name: { type: 'string' }, installed: { type: 'boolean' }, loaded: { type: 'boolean' }, queue_depth: { type: 'integer' } }) },
+    }),
+  },
+});
 
 /** ms since the epoch of a `from`/`to` value. @throws ServiceError 400 for a date that does not parse */
 function timeOf(v: string, name: string): number {
@@ -36,7 +68,7 @@ export const analyticsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) 
   app.get('/v1/analytics', {
     ...ACCOUNT_READ,
     schema: {
-      tags: ['account'], summary: "Traffic, latency, errors and language mix over time (the caller's key; every key for an admin key)", security: SECURITY,
+      tags: ['account'], summary: "Traffic, latency, errors and language mix over time (the caller's key; every key for an admin key)", operationId: 'analytics', security: SECURITY,
       querystring: {
         type: 'object', additionalProperties: false,
         properties: {
@@ -45,7 +77,7 @@ export const analyticsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) 
           capability: FILTER, model: FILTER, key: FILTER, status: { type: 'string', pattern: '^\\d{3}$' }, code: FILTER, label: FILTER, source: { type: 'string', enum: ['gateway', 'bulk'] },
         },
       },
-      response: ERRORS,
+      response: { 200: ANALYTICS, ...ACCOUNT_ERRORS },
     },
   }, async (req) => {
     if (!deps.analytics) throw new ServiceError('NO_WORKER', 'analytics are not served by this gateway');
@@ -76,8 +108,8 @@ export const analyticsRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) 
   app.get('/v1/analytics/pipeline', {
     ...ACCOUNT_READ,
     schema: {
-      tags: ['account'], summary: 'Consumer lag of the pipeline\'s consumer groups and the live workers with their models (admin keys)', security: SECURITY,
-      response: ERRORS,
+      tags: ['account'], summary: 'Consumer lag of the pipeline\'s consumer groups and the live workers with their models (admin keys)', operationId: 'analyticsPipeline', security: SECURITY,
+      response: { 200: PIPELINE, ...ACCOUNT_ERRORS },
     },
   }, async (req) => {
     if (req.apiKey!.admin !== true) throw new ServiceError('FORBIDDEN', 'the pipeline view needs an admin key');
