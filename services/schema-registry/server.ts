@@ -3,8 +3,9 @@
  * API (Confluent docs, "Schema Registry API Reference") that
  * @kafkajs/confluent-schema-registry uses, for tests and single-node deployments
  * without Confluent's server. Avro only. Compatibility is checked with avsc's schema
- * resolution (Avro 1.11 specification, "Schema Resolution"); schemas, versions and
- * settings are kept in SQLite.
+ * resolution (Avro 1.11 specification, "Schema Resolution"); schemas are compared
+ * parsed, never as text ({@link schemaForms}); schemas, versions and settings are kept in
+ * SQLite.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import avro from 'avsc';
@@ -35,6 +36,22 @@ export function isCompatible(level: Level, candidate: avro.Type, previous: avro.
   const backward = level.startsWith('BACKWARD') || level.startsWith('FULL');
   const forward = level.startsWith('FORWARD') || level.startsWith('FULL');
   return against.every((old) => (!backward || canRead(candidate, old)) && (!forward || canRead(old, candidate)));
+}
+
+/**
+ * The two forms in which registered schemas are compared, never their text (Confluent's
+ * registry compares parsed schemas too: the same schema with its keys in another order or
+ * other white space is the same schema). `full`: the schema as avsc writes it with its
+ * attributes (`Type#schema({ exportAttrs: true })`: names in full, keys in a fixed order,
+ * with defaults, docs, field order and aliases), what a lookup or registration compares by
+ * default; `canonical`: the Avro Parsing Canonical Form (Avro 1.11 specification,
+ * "Parsing Canonical Form for Schemas"; avsc `Type#schema()`), what they compare with
+ * `?normalize=true`.
+ * @throws RegistryError 42201 when the schema does not parse
+ */
+export function schemaForms(schema: string): { full: string; canonical: string } {
+  const t = parse(schema);
+  return { full: JSON.stringify(t.schema({ exportAttrs: true })), canonical: JSON.stringify(t.schema()) };
 }
 
 function parse(schema: string): avro.Type {
@@ -76,13 +93,23 @@ export async function buildSchemaRegistry(opts: RegistryOptions): Promise<Fastif
   };
   const versionsOf = (subject: string) =>
     db.all<{ version: number; id: number; schema: string }>('SELECT v.version, s.id, s.schema FROM versions v JOIN schemas s ON s.id = v.schema_id WHERE v.subject = ? ORDER BY v.version', [subject]);
-  const canonical = (schema: string) => JSON.stringify(JSON.parse(schema));
-  const body = (req: { body: unknown }) => {
+  // the forms of each stored schema by its text, parsed once
+  const forms = new Map<string, { full: string; canonical: string }>();
+  const formsOfStored = (schema: string) => {
+    let f = forms.get(schema);
+    if (!f) forms.set(schema, f = schemaForms(schema));
+    return f;
+  };
+  /** The schema of a request body: its text (white space removed) and its forms; `normalize` picks the form compared. */
+  const body = (req: { body: unknown; query: unknown }) => {
     const b = req.body as { schema?: unknown; schemaType?: string };
     if (typeof b?.schema !== 'string') throw new RegistryError(422, 42201, 'Invalid schema: body needs a "schema" string');
     if (b.schemaType && b.schemaType !== 'AVRO') throw new RegistryError(422, 42201, `schemaType ${b.schemaType} is not supported (Avro only)`);
-    parse(b.schema);
-    return canonical(b.schema);
+    const text = JSON.stringify(JSON.parse(b.schema));
+    const normalize = String((req.query as { normalize?: unknown } | undefined)?.normalize ?? 'false') === 'true';
+    const f = schemaForms(text);
+    const form = normalize ? 'canonical' as const : 'full' as const;
+    return { text, same: (stored: string) => formsOfStored(stored)[form] === f[form] };
   };
   const pick = async (subject: string, version: string) => {
     const all = await versionsOf(subject);
@@ -103,6 +130,7 @@ export async function buildSchemaRegistry(opts: RegistryOptions): Promise<Fastif
     const p = req.params as { subject: string; version: string };
     return pick(p.subject, p.version);
   });
+  app.get('/schemas/types', async () => ['AVRO']);
   app.get('/schemas/ids/:id', async (req) => {
     const rows = await db.all<{ schema: string }>('SELECT schema FROM schemas WHERE id = ?', [Number((req.params as { id: string }).id)]);
     if (!rows[0]) throw new RegistryError(404, 40403, 'Schema not found');
@@ -113,7 +141,7 @@ export async function buildSchemaRegistry(opts: RegistryOptions): Promise<Fastif
     const schema = body(req);
     const all = await versionsOf(subject);
     if (all.length === 0) throw new RegistryError(404, 40401, `Subject '${subject}' not found.`);
-    const v = all.find((x) => x.schema === schema);
+    const v = all.find((x) => schema.same(x.schema));
     if (!v) throw new RegistryError(404, 40403, 'Schema not found');
     return { subject, id: v.id, version: v.version, schema: v.schema };
   });
@@ -122,13 +150,19 @@ export async function buildSchemaRegistry(opts: RegistryOptions): Promise<Fastif
     const schema = body(req);
     return db.transaction(async () => {
       const all = await versionsOf(subject);
-      const same = all.find((x) => x.schema === schema);
+      // an equivalent schema already under the subject keeps its id and version
+      const same = all.find((x) => schema.same(x.schema));
       if (same) return { id: same.id };
-      if (!isCompatible(await level(subject), parse(schema), all.map((x) => parse(x.schema)))) {
+      if (!isCompatible(await level(subject), parse(schema.text), all.map((x) => parse(x.schema)))) {
         throw new RegistryError(409, 409, `Schema being registered is incompatible with an earlier schema for subject "${subject}" (${await level(subject)})`);
       }
-      await db.run('INSERT OR IGNORE INTO schemas (schema) VALUES (?)', [schema]);
-      const [{ id }] = await db.all<{ id: number }>('SELECT id FROM schemas WHERE schema = ?', [schema]) as [{ id: number }];
+      // an equivalent schema under another subject lends its id (one id per schema, as Confluent's registry)
+      const stored = await db.all<{ id: number; schema: string }>('SELECT id, schema FROM schemas ORDER BY id');
+      let id = stored.find((x) => schema.same(x.schema))?.id;
+      if (id === undefined) {
+        await db.run('INSERT OR IGNORE INTO schemas (schema) VALUES (?)', [schema.text]);
+        id = (await db.all<{ id: number }>('SELECT id FROM schemas WHERE schema = ?', [schema.text]))[0]!.id;
+      }
       await db.run('INSERT INTO versions (subject, version, schema_id) VALUES (?, ?, ?)', [subject, (all[all.length - 1]?.version ?? 0) + 1, id]);
       return { id };
     });
@@ -138,7 +172,7 @@ export async function buildSchemaRegistry(opts: RegistryOptions): Promise<Fastif
     const schema = body(req);
     const all = await versionsOf(p.subject);
     const upTo = p.version === 'latest' ? all : all.filter((v) => v.version <= Number(p.version));
-    return { is_compatible: isCompatible(await level(p.subject), parse(schema), upTo.map((x) => parse(x.schema))) };
+    return { is_compatible: isCompatible(await level(p.subject), parse(schema.text), upTo.map((x) => parse(x.schema))) };
   });
   app.get('/config', async () => ({ compatibilityLevel: await level('') }));
   app.get('/config/:subject', async (req) => {

@@ -34,6 +34,29 @@ describe('schema registry', () => {
     const latest = await (await fetch(`${url}/subjects/s1-value/versions/latest`)).json();
     expect(latest).toMatchObject({ subject: 's1-value', id, version: 1 });
   });
+  it('compares schemas parsed, not as text: the same schema with its keys in another order is the same schema and id (regression: it was "Schema not found" and registered again)', async () => {
+    const post = async (path: string, schema: object) => {
+      const r = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' }, body: JSON.stringify({ schema: JSON.stringify(schema) }) });
+      return { status: r.status, body: await r.json() as Record<string, unknown> };
+    };
+    const thing = { type: 'record', name: 'Thing', namespace: 't', doc: 'a thing', fields: [{ name: 'a', type: 'string', doc: 'the a' }, { name: 'b', type: 'int', default: 7 }] };
+    const reordered = { fields: [{ doc: 'the a', type: 'string', name: 'a' }, { default: 7, name: 'b', type: 'int' }], namespace: 't', doc: 'a thing', name: 'Thing', type: 'record' };
+    const { id } = (await post('/subjects/s5-value/versions', thing)).body;
+    expect((await post('/subjects/s5-value/versions', reordered)).body).toEqual({ id });
+    expect((await post('/subjects/s5-value', reordered)).body).toMatchObject({ subject: 's5-value', id, version: 1 });
+    expect(await (await fetch(`${url}/subjects/s5-value/versions`)).json()).toEqual([1]);
+    // one id per schema across subjects
+    expect((await post('/subjects/s6-value/versions', reordered)).body).toEqual({ id });
+    // another doc is another schema by default; with normalize=true the Parsing Canonical Form is compared
+    const otherDoc = { ...thing, doc: 'another thing' };
+    expect((await post('/subjects/s5-value', otherDoc)).status).toBe(404);
+    expect((await post('/subjects/s5-value?normalize=true', otherDoc)).body).toMatchObject({ id, version: 1 });
+    // a default that differs is never the same schema
+    expect((await post('/subjects/s5-value?normalize=false', { ...thing, fields: [thing.fields[0], { name: 'b', type: 'int', default: 8 }] })).status).toBe(404);
+  });
+  it('lists its schema types', async () => {
+    expect(await (await fetch(`${url}/schemas/types`)).json()).toEqual(['AVRO']);
+  });
   it('accepts a BACKWARD-compatible change and rejects an incompatible one', async () => {
     const client = new SchemaRegistry({ host: url });
     await client.register({ type: SchemaType.AVRO, schema: JSON.stringify(v1) }, { subject: 's2-value' });
