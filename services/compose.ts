@@ -8,7 +8,7 @@
  */
 import type { SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { parseInflightItems, parseQueueTargets } from './gateway/load-shedding.ts';
 import type { GatewaySettings } from './gateway/options.ts';
 import { KafkaTransport, type KafkaTransportOptions } from './transport/kafka/index.ts';
@@ -21,7 +21,7 @@ import type { WorkerSettings } from './workers/options.ts';
 export function workerSettingsOf(c: Config): WorkerSettings {
   return {
     topicPrefix: c.TOPIC_PREFIX, partitions: c.TOPIC_PARTITIONS, modelRepository: c.MODEL_REPOSITORY,
-    executionProvider: c.EXECUTION_PROVIDER, inferenceThreads: c.INFERENCE_THREADS, modelIdleUnloadMs: c.MODEL_IDLE_UNLOAD_MS,
+    executionProvider: c.EXECUTION_PROVIDER, inferenceThreads: c.INFERENCE_THREADS, modelIdleUnloadMs: c.MODEL_IDLE_UNLOAD_MS, preload: c.MODEL_PRELOAD,
     heartbeatMs: c.WORKER_HEARTBEAT_MS, maxInFlightBatches: c.WORKER_MAX_IN_FLIGHT_BATCHES, dlqMaxAttempts: c.DLQ_MAX_ATTEMPTS, outcomeEvents: c.OUTCOME_EVENTS,
     backlogMicroBatches: c.WORKER_BACKLOG_MICRO_BATCHES,
   };
@@ -32,16 +32,24 @@ export function batchPolicyOf(c: Config): Partial<BatchPolicy> {
   return c.BATCH_MAX_QUEUE_DELAY_MS >= 0 ? { maxQueueDelayMs: c.BATCH_MAX_QUEUE_DELAY_MS } : {};
 }
 
+/** A `capability=N,...` variable parsed, its error a ConfigError naming the variable and value. */
+function capabilityNumbers<T>(variable: 'MAX_INFLIGHT_ITEMS' | 'QUEUE_TARGET_MS', value: string, parse: (v: string) => T): T {
+  try { return parse(value); } catch (err) {
+    throw new ConfigError(variable, `configuration: ${variable}=${JSON.stringify(value)} ${(err as Error).message.replace(`${variable}: `, '')} (README, "Configuration")`, { cause: err });
+  }
+}
+
 /**
  * A gateway's settings from the configuration.
- * @throws Error when MAX_INFLIGHT_ITEMS or QUEUE_TARGET_MS names an unknown capability or a bad number
+ * @throws ConfigError when MAX_INFLIGHT_ITEMS or QUEUE_TARGET_MS names an unknown capability or a bad number
  */
 export function gatewaySettingsOf(c: Config): GatewaySettings {
   return {
     topicPrefix: c.TOPIC_PREFIX, requestTimeoutMs: c.REQUEST_TIMEOUT_MS, shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
     workerHeartbeatMs: c.WORKER_HEARTBEAT_MS, bodyTimeoutMs: c.BODY_TIMEOUT_MS, trustProxy: c.TRUST_PROXY, logRequests: c.LOG_REQUESTS, outcomeEvents: c.OUTCOME_EVENTS,
     rateLimitMax: c.RATE_LIMIT_MAX, rateLimitWindowMs: c.RATE_LIMIT_WINDOW_MS, rateLimitAnonMax: c.RATE_LIMIT_ANON_MAX, rateLimitReadMax: c.RATE_LIMIT_READ_MAX,
-    maxInflightBodyBytes: c.MAX_INFLIGHT_BODY_BYTES, maxInflightItems: parseInflightItems(c.MAX_INFLIGHT_ITEMS), queueTargetMs: parseQueueTargets(c.QUEUE_TARGET_MS),
+    maxInflightBodyBytes: c.MAX_INFLIGHT_BODY_BYTES, maxInflightItems: capabilityNumbers('MAX_INFLIGHT_ITEMS', c.MAX_INFLIGHT_ITEMS, parseInflightItems),
+    queueTargetMs: capabilityNumbers('QUEUE_TARGET_MS', c.QUEUE_TARGET_MS, parseQueueTargets),
     metricsToken: c.METRICS_TOKEN, imageThreads: c.IMAGE_THREADS,
   };
 }

@@ -30,6 +30,7 @@ const schema = {
     TOPIC_PARTITIONS,
     REQUEST_TIMEOUT_MS: envProperty(G, 'requestTimeoutMs'),
     MODEL_IDLE_UNLOAD_MS: envProperty(W, 'modelIdleUnloadMs'),
+    MODEL_PRELOAD: envProperty(W, 'preload'),
     EXECUTION_PROVIDER: envProperty(W, 'executionProvider'),
     INFERENCE_THREADS: envProperty(W, 'inferenceThreads'),
     // read where they are used, in the inference threads (services/llm/llama.ts, the
@@ -109,6 +110,7 @@ export interface Config {
   TOPIC_PARTITIONS: number;
   REQUEST_TIMEOUT_MS: number;
   MODEL_IDLE_UNLOAD_MS: number;
+  MODEL_PRELOAD: 'none' | 'default' | 'all';
   /** onnxruntime execution provider */
   EXECUTION_PROVIDER: 'cpu' | 'cuda';
   INFERENCE_THREADS: number;
@@ -193,6 +195,39 @@ export function storeTarget(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>, f
  * @throws Error when a variable breaks its schema (message names it)
  */
 export function loadConfig(overrides: Partial<Record<keyof Config, string | number>> = {}): Config {
-  const data = { ...process.env, ...Object.fromEntries(Object.entries(overrides).map(([k, v]) => [k, String(v)])) };
-  return envSchema<Config>({ schema, data, dotenv: false });
+  const data: Record<string, string | undefined> = { ...process.env, ...Object.fromEntries(Object.entries(overrides).map(([k, v]) => [k, String(v)])) };
+  try {
+    return envSchema<Config>({ schema, data, dotenv: false });
+  } catch (err) {
+    throw configError(err, data);
+  }
+}
+
+/** Variables whose values are secrets: a configuration error names them, never shows them. */
+const SECRET = /KEY|TOKEN|PASSWORD|SECRET|DATABASE_URL|USERNAME/;
+
+/** An invalid configuration: one variable, its value and the rule it breaks. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  /** the variable */
+  readonly variable: string;
+  constructor(variable: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+/**
+ * The {@link ConfigError} of env-schema's error (ajv's first error): `PORT="abc" must be
+ * integer`, `LOG_LEVEL="loud" must be one of fatal, error, ...`; a secret's value is not shown.
+ */
+function configError(err: unknown, data: Record<string, string | undefined>): Error {
+  const first = (err as { errors?: Array<{ instancePath: string; keyword: string; message?: string; params: Record<string, unknown> }> }).errors?.[0];
+  if (!first) return err as Error;
+  const variable = first.instancePath.replace(/^\//, '');
+  const raw = data[variable];
+  const value = raw === undefined ? '(not set)' : SECRET.test(variable) ? '(secret, not shown)' : JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
+  const rule = first.keyword === 'enum' ? `must be one of ${(first.params.allowedValues as unknown[]).join(', ')}` : first.message ?? first.keyword;
+  return new ConfigError(variable, `configuration: ${variable}=${value} ${rule} (README, "Configuration")`, { cause: err });
 }

@@ -54,6 +54,10 @@ export interface Runtime {
   keys?: KeyStore;
   /** the project's own Schema Registry when this process serves it (service `registry`) */
   schemaRegistry?: { app: FastifyInstance; url: string };
+  /** models this process's workers are still preloading (MODEL_PRELOAD); empty once done */
+  loadingModels(): string[];
+  /** settles when this process's workers have preloaded their models (or failed to, logged) */
+  preloaded(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -137,7 +141,11 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     if (rt.billing) starts.push(rt.billing.start());
     if (rt.analytics) starts.push(rt.analytics.start());
     if (services.includes('gateway')) {
-      starts.push(startGateway({ settings: gatewaySettingsOf(config), transport, transportName: config.TRANSPORT, codec, keys: rt.keys!, ledger: rt.ledger, analytics: analyticsStore, logger }).then((g) => {
+      starts.push(startGateway({
+        settings: gatewaySettingsOf(config), transport, transportName: config.TRANSPORT, codec, keys: rt.keys!, ledger: rt.ledger, analytics: analyticsStore, logger,
+        // /ready waits for the models this process preloads (none in a gateway-only process)
+        loadingModels: () => rt.workers.flatMap((w) => w.loadingModels()),
+      }).then((g) => {
         rt.gateway = g;
         closers.push(() => g.close());
       }));
@@ -150,6 +158,8 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
   }
   return {
     ...(rt as Runtime),
+    loadingModels: () => rt.workers.flatMap((w) => w.loadingModels()),
+    preloaded: async () => { await Promise.all(rt.workers.map((w) => w.preloaded())); },
     async close() {
       // reverse start order: HTTP first, then workers after their in-flight batches, then stores
       for (const close of closers.reverse()) await close().catch((err) => logger.warn({ err }, 'close failed'));

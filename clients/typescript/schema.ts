@@ -2704,6 +2704,8 @@ export interface operations {
                         draining: boolean;
                         /** @description capabilities holding 90 % of their in-flight limit */
                         overloaded: ("decide" | "extract" | "language-id" | "diacritize" | "questions")[];
+                        /** @description models this process is still loading at start (MODEL_PRELOAD); not ready until none is */
+                        loading_models: string[];
                         inflight_items: {
                             decide: number;
                             extract: number;
@@ -2733,6 +2735,8 @@ export interface operations {
                         draining: boolean;
                         /** @description capabilities holding 90 % of their in-flight limit */
                         overloaded: ("decide" | "extract" | "language-id" | "diacritize" | "questions")[];
+                        /** @description models this process is still loading at start (MODEL_PRELOAD); not ready until none is */
+                        loading_models: string[];
                         inflight_items: {
                             decide: number;
                             extract: number;

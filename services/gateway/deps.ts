@@ -34,6 +34,8 @@ export interface RouteDeps {
   transport: string;
   /** the gateway's load and shutdown state */
   state: GatewayState;
+  /** models the process is still preloading (MODEL_PRELOAD), for GET /ready */
+  loadingModels: () => string[];
   /** billing lag (usage messages not yet in the ledger), for GET /v1/usage; absent when it cannot be measured */
   billingLag?: () => Promise<number>;
 }

@@ -56,7 +56,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const dispatcher = new Dispatcher(producer, o.codec, correlator, liveWorkers, topics);
   const app = await build({
     settings, inflight, codec: o.codec, topics, producer, dispatcher, liveWorkers, ledger: o.ledger, analytics: o.analytics, version: VERSION,
-    transport: o.transportName, keys: o.keys, logger: o.logger,
+    transport: o.transportName, keys: o.keys, logger: o.logger, loadingModels: o.loadingModels ?? (() => []),
     billingLag: () => o.transport.consumerLag(billingGroup(settings.topicPrefix), topics.usage),
   });
   // consumer lag of the pipeline's shared groups on /metrics

@@ -102,4 +102,6 @@ export interface GatewayOptions {
   settings?: Partial<GatewaySettings>;
   /** unique per process; default a random UUID */
   instanceId?: string;
+  /** models the process is still preloading: /ready answers 503 until none is (default none) */
+  loadingModels?: () => string[];
 }

@@ -16,6 +16,8 @@ export class WorkerModels {
   private readonly pools = new Map<string, InferencePool>();
   private readonly lastUsed = new Map<string, number>();
   private readonly loaded = new Set<string>();
+  /** models kept loaded whatever their idle time (preloaded: MODEL_PRELOAD) */
+  private readonly pinned = new Set<string>();
 
   /**
    * @param idleMs idle time after which a model is unloaded, ms
@@ -85,6 +87,15 @@ export class WorkerModels {
     this.lastUsed.set(model, Date.now());
   }
 
+  /**
+   * Loads a model and keeps it loaded (no idle unload).
+   * @throws EngineError MODEL_NOT_INSTALLED when it is not installed here
+   */
+  async loadPinned(model: string): Promise<void> {
+    this.pinned.add(model);
+    await this.load(model);
+  }
+
   /** Loads every model of a warm-up command for this capability, in the background. */
   warmUp(cmd: { capability: string; models: string[] }): void {
     if (cmd.capability !== this.capability) return;
@@ -95,7 +106,7 @@ export class WorkerModels {
   async unloadIdle(): Promise<void> {
     const now = Date.now();
     for (const model of [...this.loaded]) {
-      if (now - (this.lastUsed.get(model) ?? 0) < this.idleMs || this.depth(model) > 0) continue;
+      if (this.pinned.has(model) || now - (this.lastUsed.get(model) ?? 0) < this.idleMs || this.depth(model) > 0) continue;
       this.loaded.delete(model);
       const pool = this.pools.get(model);
       this.pools.delete(model);

@@ -24,8 +24,14 @@ export interface WorkerSettings {
   executionProvider: 'cpu' | 'cuda';
   /** onnxruntime intra-op threads per inference thread (INFERENCE_THREADS) */
   inferenceThreads: number;
-  /** idle time after which a model's inference pool stops (MODEL_IDLE_UNLOAD_MS; spec: 5 idle minutes) */
+  /** idle time after which a model's inference pool stops (MODEL_IDLE_UNLOAD_MS; spec: 5 idle minutes); preloaded models stay */
   modelIdleUnloadMs: number;
+  /**
+   * models loaded when the worker starts, and kept loaded (MODEL_PRELOAD): `none`; `default`,
+   * the capability's default model (the model of a request that names none); `all`, every
+   * model of the capability. Models not installed here are left out.
+   */
+  preload: 'none' | 'default' | 'all';
   /** heartbeat period on the workers topic (WORKER_HEARTBEAT_MS) */
   heartbeatMs: number;
   /** consumed batches per request partition worked on at once; offsets still committed in order (WORKER_MAX_IN_FLIGHT_BATCHES) */
@@ -53,6 +59,7 @@ export const WORKER_SETTINGS_SCHEMA: SettingsSchema = {
     executionProvider: { type: 'string', default: 'cpu', enum: ['cpu', 'cuda'] },
     inferenceThreads: { type: 'integer', default: 1, minimum: 1, maximum: 64 },
     modelIdleUnloadMs: { type: 'integer', default: 300_000, minimum: 1000 },
+    preload: { type: 'string', default: 'default', enum: ['none', 'default', 'all'] },
     heartbeatMs: { type: 'integer', default: 2000, minimum: 10 },
     maxInFlightBatches: { type: 'integer', default: 8, minimum: 1 },
     dlqMaxAttempts: { type: 'integer', default: 3, minimum: 1 },

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { requestSchemaOf, requestsSchemaOf } from '../capabilities/index.ts';
+import { defaultModelOf, modelsOf, requestSchemaOf, requestsSchemaOf } from '../capabilities/index.ts';
 import type { RequestSchema } from '../events/codec.ts';
 import type { ItemResult } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
@@ -121,10 +121,45 @@ export class CapabilityWorker {
       this.cancels.run((b) => this.cancellations.take(b)),
     ]);
     await this.heartbeat();
+    this.preloading = this.preload();
     this.timers.push(setInterval(() => void this.heartbeat().catch((err) => this.log.warn({ err }, 'heartbeat failed')), s.heartbeatMs));
     this.timers.push(setInterval(() => void this.models.unloadIdle(), Math.min(60_000, s.modelIdleUnloadMs / 4)));
     for (const t of this.timers) t.unref();
   }
+
+  /** Models of the preload (MODEL_PRELOAD) still loading. */
+  private readonly loading = new Set<string>();
+  private preloading: Promise<void> = Promise.resolve();
+
+  /**
+   * Loads the models of the preload setting that are installed here, one after another
+   * (each load takes the CPU), keeps them loaded, and tells the gateways with a heartbeat
+   * after each. A model that fails to load is logged and left for its first request.
+   */
+  private async preload(): Promise<void> {
+    const { preload } = this.settings;
+    const wanted = preload === 'all' ? modelsOf(this.opts.capability) : preload === 'default' ? [defaultModelOf(this.opts.capability)] : [];
+    const models = wanted.filter((m) => this.models.installed(m));
+    for (const m of models) this.loading.add(m);
+    for (const m of models) {
+      const t0 = Date.now();
+      try {
+        await this.models.loadPinned(m);
+        this.log.info({ model: m, ms: Date.now() - t0 }, 'model preloaded');
+      } catch (err) {
+        this.log.warn({ err, model: m }, 'preload failed; the model loads on its first request');
+      } finally {
+        this.loading.delete(m);
+      }
+      await this.heartbeat().catch(() => undefined);
+    }
+  }
+
+  /** Models of the preload still loading (empty once it is done). */
+  loadingModels(): string[] { return [...this.loading]; }
+
+  /** Settles when the preload is done (every model loaded, or failed and logged). */
+  preloaded(): Promise<void> { return this.preloading; }
 
   /** Items queued in this worker's micro-batchers. */
   get queued(): number {

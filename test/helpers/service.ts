@@ -32,11 +32,15 @@ export const TEST_REQUEST_TIMEOUT_MS = 600_000;
  */
 export const TEST_QUEUE_TARGETS = 'language-id=600000,diacritize=600000,decide=600000,questions=600000,extract=600000';
 
-/** Starts a service; `overrides` win over the environment (and over {@link TEST_REQUEST_TIMEOUT_MS}, {@link TEST_QUEUE_TARGETS}). */
+/**
+ * Starts a service; `overrides` win over the environment (and over {@link TEST_REQUEST_TIMEOUT_MS}, {@link TEST_QUEUE_TARGETS}).
+ * Models load on first use (MODEL_PRELOAD none) unless a test sets MODEL_PRELOAD: most
+ * tests use one or two models, and preloading the defaults would load others they never use.
+ */
 export async function startService(overrides: Partial<Record<keyof Config, string | number>> = {}, opts: EmbeddedOptions = {}): Promise<Embedded> {
   const dir = mkdtempSync(join(tmpdir(), 'lmstream-test-'));
   const config = loadConfig({
-    DATA_DIR: dir, API_KEYS: `${KEY},${KEY_B}`, LOG_LEVEL: 'silent', WORKER_HEARTBEAT_MS: 200, REQUEST_TIMEOUT_MS: TEST_REQUEST_TIMEOUT_MS, QUEUE_TARGET_MS: TEST_QUEUE_TARGETS,
+    DATA_DIR: dir, API_KEYS: `${KEY},${KEY_B}`, LOG_LEVEL: 'silent', WORKER_HEARTBEAT_MS: 200, REQUEST_TIMEOUT_MS: TEST_REQUEST_TIMEOUT_MS, QUEUE_TARGET_MS: TEST_QUEUE_TARGETS, MODEL_PRELOAD: 'none',
     // tests poll their own usage and analytics every 20 ms while they wait for an event
     RATE_LIMIT_READ_MAX: 1_000_000, ...overrides,
   });

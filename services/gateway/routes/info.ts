@@ -34,6 +34,7 @@ const COUNT_BY_CAPABILITY = { type: 'object', properties: Object.fromEntries(CAP
 const READY = answerSchema({
   ready: { type: 'boolean' }, draining: { type: 'boolean', description: 'shutting down' },
   overloaded: { type: 'array', items: { type: 'string', enum: [...CAPABILITIES] }, description: 'capabilities holding 90 % of their in-flight limit' },
+  loading_models: { type: 'array', items: { type: 'string' }, description: 'models this process is still loading at start (MODEL_PRELOAD); not ready until none is' },
   inflight_items: COUNT_BY_CAPABILITY, inflight_limits: COUNT_BY_CAPABILITY,
 });
 
@@ -65,14 +66,16 @@ export const infoRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     uptime_s: Math.round(process.uptime()),
   }));
 
-  // readiness: 503 while shutting down or while a capability holds 90 % of its in-flight limit,
-  // so a load balancer sends new work to another gateway (docs/security.md)
+  // readiness: 503 while the process preloads its models (MODEL_PRELOAD), while shutting
+  // down or while a capability holds 90 % of its in-flight limit, so a load balancer sends
+  // new work to another gateway (docs/security.md)
   app.get('/ready', { schema: { tags: ['info'], summary: 'Readiness: 503 while overloaded or shutting down', operationId: 'ready', security: PUBLIC, response: { 200: READY, 503: READY } } }, async (_req, reply) => {
     const { draining, inflight } = deps.state;
     const overloaded = inflight.overloadedCapabilities();
-    const ready = !draining && overloaded.length === 0;
+    const loading = deps.loadingModels();
+    const ready = !draining && overloaded.length === 0 && loading.length === 0;
     return reply.code(ready ? 200 : 503).send({
-      ready, draining, overloaded,
+      ready, draining, overloaded, loading_models: loading,
       inflight_items: Object.fromEntries(CAPABILITIES.map((c) => [c, inflight.inFlight(c)])),
       // each capability's limit now: its ceiling, or less while items wait past its queue-wait target
       inflight_limits: Object.fromEntries(CAPABILITIES.map((c) => [c, inflight.limit(c)])),
