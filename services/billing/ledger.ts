@@ -23,7 +23,7 @@ export interface UsageRow {
   quantity: number;
   /** billable units: equal to quantity, except characters, billed per started 1,000 characters of each request (spec) */
   billable_units: number;
-  /** distinct requests */
+  /** distinct requests; each text of a bulk job (key `bulk:<job>`) counts as one */
   requests: number;
 }
 
@@ -66,7 +66,10 @@ export class Ledger {
     });
   }
 
-  /** Usage per key, capability, model and unit. */
+  /**
+   * Usage per key, capability, model and unit. A bulk job's events share one request id
+   * (the job's), so a bulk key's request is its item: `requests` counts the job's texts.
+   */
   async report(q: ReportQuery = {}): Promise<UsageRow[]> {
     const where: string[] = [];
     const params: unknown[] = [];
@@ -78,8 +81,9 @@ export class Ledger {
       SELECT key_id, capability, model, unit, SUM(q) AS quantity,
              SUM(CASE WHEN unit = 'characters' THEN (q + 999) / 1000 ELSE q END) AS billable_units,
              COUNT(*) AS requests
-      FROM (SELECT key_id, capability, model, unit, request_id, CAST(SUM(quantity) AS BIGINT) AS q FROM usage_events ${w}
-            GROUP BY key_id, capability, model, unit, request_id) per_request
+      FROM (SELECT key_id, capability, model, unit, CAST(SUM(quantity) AS BIGINT) AS q
+            FROM (SELECT *, CASE WHEN key_id LIKE 'bulk:%' THEN request_id || ':' || item_index ELSE request_id END AS request FROM usage_events ${w}) e
+            GROUP BY key_id, capability, model, unit, request) per_request
       GROUP BY key_id, capability, model, unit ORDER BY key_id, capability, model`, params);
     // PostgreSQL returns BIGINT sums as strings
     return rows.map((r) => ({ ...r, quantity: Number(r.quantity), billable_units: Number(r.billable_units), requests: Number(r.requests) }));
