@@ -1,6 +1,7 @@
 /**
  * Auth, rate limits, info routes, warm-up, the OpenAPI document, metrics and usage.
  */
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedded } from '../../services/embedded.ts';
 import { MODEL_CATALOG } from '../../services/capabilities/index.ts';
@@ -137,6 +138,16 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/lmstream_microbatch_size_count\{model="lid-lite-608"\} \d+/);
     expect(text).toMatch(/lmstream_queue_depth/);
     expect(text).toMatch(/lmstream_pending_replies 0/);
+  });
+  it('passes promtool check metrics (regression: three gauges were named like counters, exit 3)', async (ctx) => {
+    if (spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status !== 0) {
+      if (process.env.CI) throw new Error('CI needs promtool: apt-get install prometheus');
+      ctx.skip();
+    }
+    await post(svc, '/v1/language-id', { text: 'good morning to all of you', model: 'lid-lite-608' });
+    const text = (await svc.gateway.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer scrape-token' } })).body;
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(`${check.status} ${check.stdout}${check.stderr}`).toBe('0 ');
   });
   it('is served only with METRICS_TOKEN, and is off without one (regression: /metrics was public)', async () => {
     const none = await svc.gateway.app.inject({ method: 'GET', url: '/metrics' });
