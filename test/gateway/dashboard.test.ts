@@ -5,8 +5,9 @@
  * from a second), the key is typed in, and the page shows those counts, the three
  * languages with their shares and the error count, with no console error (a
  * Content-Security-Policy violation is one); the second key sees only its own traffic; an
- * admin key also sees two bulk ingestion jobs' language mix (texts per label, confidence,
- * no-language share), the consumer lag and the live workers. Screenshots go to
+ * admin key also sees the bulk ingestion jobs, latest first, with their language mix (texts
+ * per label, confidence, no-language share), the consumer lag and the live workers; a wrong
+ * key after a right one leaves none of the right one's figures on the page. Screenshots go to
  * test-output/dashboard.png (admin) and dashboard-phone.png.
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -44,8 +45,16 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
       key: null, value: await svc.codec.encode('language-id/request', { text, model: 'lid-neural-608', mode: 'coverage', topK: 1, candidates: null }),
       headers: { 'request-id': job, 'item-index': String(i), 'key-id': `bulk:${job}` },
     }))));
+    // an older job, first by name: its one outcome 20 minutes ago
+    await svc.transport.producer().send(topicsFor('lmstream').outcomes, [{
+      key: 'bulk:aaa-old',
+      value: await svc.codec.encode('common/outcome', { events: [{
+        requestId: 'aaa-old', itemIndex: 0, keyId: 'bulk:aaa-old', source: 'bulk', capability: 'language-id', model: 'lid-neural-608', status: 200, code: null,
+        items: 1, billable: 1, queueMs: 1, inferenceMs: 1, totalMs: 2, label: 'eng_Latn', confidenceBucket: 9, timestampMs: Date.now() - 20 * 60_000,
+      }] }),
+    }]);
     const total = async () => (await svc.analytics.store.buckets(0, Date.now() + 60_000)).reduce((n, b) => n + b.events, 0);
-    await until(async () => (await total()) === 371, 20_000, 'the 371 outcomes in analytics');
+    await until(async () => (await total()) === 372, 20_000, 'the 372 outcomes in analytics');
     await svc.gateway.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(svc.gateway.app.server.address() as { port: number }).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -91,11 +100,12 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
   it('shows an admin key each bulk ingestion\'s language mix, confidence and no-language share, the consumer lag and the live workers', async () => {
     const { page, errors } = await open(ADMIN);
     await page.waitForFunction(() => document.querySelectorAll('#t-bulk-labels tbody tr').length > 0 && document.querySelectorAll('#t-workers tbody tr').length > 0);
-    // the first job by name is shown first
+    // the latest job is shown first (news and web1 ran in the same minute: by name), not the
+    // first by name (regression: it opened on the alphabetically first job)
     expect(await page.textContent('#b-texts')).toBe('6');
-    // every key's traffic: 325 API requests and 46 bulk items
-    expect(await page.textContent('#c-events')).toBe('371');
-    expect(await page.$$eval('#bulk-select option', (o) => o.map((x) => x.textContent))).toEqual(['news', 'web1']);
+    expect(await page.$$eval('#bulk-select option', (o) => o.map((x) => x.textContent))).toEqual(['news', 'web1', 'aaa-old']);
+    // every key's traffic: 325 API requests and 47 bulk items
+    expect(await page.textContent('#c-events')).toBe('372');
     await page.selectOption('#bulk-select', 'web1');
     await page.waitForFunction(() => document.getElementById('b-texts')?.textContent === '40');
     expect((await cells(page, 't-bulk-labels')).map((r) => r.slice(0, 3))).toEqual([['swh_Latn', '20', '50.0 %'], ['deu_Latn', '10', '25.0 %'], ['zxx_Zxxx', '10', '25.0 %']]);
@@ -127,15 +137,17 @@ describe.skipIf(!available)('GET /dashboard in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  it('says so when the key is wrong', async () => {
-    const context = await browser.newContext();
-    context.setDefaultTimeout(UNTIL_MIN_MS);
-    const page = await context.newPage();
-    await page.goto(`${base}/dashboard`);
+  it('says so when the key is wrong, and shows nothing of the key entered before (regression: the earlier key\'s figures stayed)', async () => {
+    const { page } = await open(KEY);
+    await page.waitForFunction(() => document.getElementById('c-events')?.textContent === '320');
     await page.fill('#key', 'not-a-key');
     await page.click('button[type=submit]');
-    await page.waitForFunction(() => (document.getElementById('status')?.textContent ?? '').length > 0);
-    expect(await page.textContent('#status')).toMatch(/key/i);
+    await page.waitForFunction(() => /key/i.test(document.getElementById('status')?.textContent ?? ''));
+    expect(await page.textContent('#status')).toMatch(/unknown or revoked API key/);
     expect(await page.isHidden('#main')).toBe(true);
+    // and stays so through the next refreshes (every 5 s)
+    await page.waitForTimeout(6000);
+    expect(await page.isHidden('#main')).toBe(true);
+    expect(await page.textContent('#status')).toMatch(/unknown or revoked API key/);
   });
 });

@@ -11,8 +11,10 @@
   var timer = null;
   /** the range of the refresh under way: its four queries share it, so their steps line up */
   var range = {};
-  /** the bulk ingestion job shown (kept across refreshes) */
+  /** the bulk ingestion job shown (kept across refreshes; null: the latest) */
   var job = null;
+  /** bumped when a key is entered: answers to an earlier key's queries are dropped */
+  var generation = 0;
   var ZXX = 'zxx_Zxxx';
 
   function fmt(n) { return n === null || n === undefined ? '–' : Number(n).toLocaleString('en-US'); }
@@ -31,14 +33,27 @@
   }
   function query(params) {
     var q = new URLSearchParams(Object.assign({}, range, params));
-    return authorized('/v1/analytics?' + q.toString())
-      .then(function (r) { return r.json().then(function (body) { if (!r.ok) throw new Error(body.error || ('HTTP ' + r.status)); return body; }); });
+    return authorized('/v1/analytics?' + q.toString()).then(answer);
+  }
+  /** the JSON body of an answer; an error answer throws, with its status */
+  function answer(r) {
+    return r.json().then(function (body) {
+      if (r.ok) return body;
+      var err = new Error(body.error || ('HTTP ' + r.status));
+      err.status = r.status;
+      throw err;
+    });
+  }
+  /** y axis wide enough for its longest label ("10,000" was clipped to "0,000") */
+  function axisSize(self, values) {
+    var longest = (values || []).reduce(function (n, v) { return Math.max(n, String(v).length); }, 0);
+    return Math.max(50, 18 + 8 * longest);
   }
   function plot(id, title, series, data) {
     var el = $(id);
     var width = Math.max(280, el.clientWidth);
     if (charts[id]) { charts[id].setData(data); charts[id].setSize({ width: width, height: 220 }); return; }
-    charts[id] = new uPlot({ width: width, height: 220, series: [{}].concat(series.map(function (s) { return Object.assign({ spanGaps: false, points: { size: 4 } }, s); })), axes: [{}, {}], title: title }, data, el);
+    charts[id] = new uPlot({ width: width, height: 220, series: [{}].concat(series.map(function (s) { return Object.assign({ spanGaps: false, points: { size: 4 } }, s); })), axes: [{}, { size: axisSize }], title: title }, data, el);
   }
 
   function render(all, byStatus, byModel, byLabel) {
@@ -73,15 +88,18 @@
   }
 
   // a corpus builder's view of each bulk ingestion (keys bulk:<job>): texts per label, the
-  // confidence distribution and the share of texts in no language
+  // confidence distribution and the share of texts in no language. Jobs are listed latest
+  // first (by their last step with texts; by name within one step), and the latest is shown
+  // until another is chosen
   function renderBulk(byKeyLabel) {
-    var jobs = {};
+    var jobs = {}, last = {};
     byKeyLabel.series.forEach(function (s) {
       if (!s.group.label || String(s.group.key).indexOf('bulk:') !== 0) return;
       var name = String(s.group.key).slice(5);
       (jobs[name] = jobs[name] || []).push(s);
+      s.points.forEach(function (p) { last[name] = Math.max(last[name] || 0, Date.parse(p.t)); });
     });
-    var names = Object.keys(jobs).sort();
+    var names = Object.keys(jobs).sort(function (a, b) { return (last[b] - last[a]) || (a < b ? -1 : a > b ? 1 : 0); });
     $('bulk-none').hidden = names.length > 0;
     $('bulk-job').hidden = names.length === 0;
     if (names.length === 0) return;
@@ -131,12 +149,11 @@
   /** the pipeline view; null for a key that is not an admin key (its analytics' scope is the key, not every key) */
   function pipeline(scope) {
     if (scope !== 'all keys') return Promise.resolve(null);
-    return authorized('/v1/analytics/pipeline').then(function (r) {
-      return r.json().then(function (body) { if (!r.ok) throw new Error(body.error || ('HTTP ' + r.status)); return body; });
-    });
+    return authorized('/v1/analytics/pipeline').then(answer);
   }
 
   function refresh() {
+    var gen = generation;
     var to = Date.now();
     range = { from: String(to - Number($('range').value)), to: String(to) };
     Promise.all([query({}), query({ group_by: 'status,code' }), query({ group_by: 'capability,model' }),
@@ -144,13 +161,19 @@
       query({ group_by: 'key,label', capability: 'language-id', status: '200', source: 'bulk' })])
       .then(function (r) { return pipeline(r[0].scope).then(function (p) { return r.concat([p]); }); })
       .then(function (r) {
+        if (gen !== generation) return;
         $('status').textContent = 'updated ' + new Date().toLocaleTimeString() + ' · ' + r[0].scope;
         $('main').hidden = false;
         render(r[0], r[1], r[2], r[3]);
         renderBulk(r[4]);
         renderPipeline(r[5]);
       })
-      .catch(function (err) { $('status').textContent = err.message; });
+      .catch(function (err) {
+        if (gen !== generation) return;
+        $('status').textContent = err.message;
+        // a key refused: nothing of what an earlier key saw stays on the page
+        if (err.status === 401 || err.status === 403) $('main').hidden = true;
+      });
   }
 
   $('bulk-select').addEventListener('change', function () { job = $('bulk-select').value; refresh(); });
@@ -158,6 +181,11 @@
     e.preventDefault();
     if ($('key').value) sessionStorage.setItem('lmstream-key', $('key').value);
     $('key').value = '';
+    // a new key starts from nothing: the earlier key's figures leave the page at once
+    generation++;
+    job = null;
+    $('main').hidden = true;
+    $('status').textContent = 'loading…';
     if (timer) clearInterval(timer);
     refresh();
     timer = setInterval(refresh, REFRESH_MS);
