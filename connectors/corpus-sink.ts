@@ -12,7 +12,13 @@
  * written after the last checkpoint), skips results below the checkpointed offsets, and
  * skips line numbers already written (a line the source sent twice).
  *
- * `npm run connector:sink -- --job web1 --out corpus/ [--expect N]` (exits after N lines when given).
+ * A job is complete when every one of its texts is written (or skipped: a text whose
+ * result is a failure is logged and counted, not written). The sink learns how many texts
+ * the job has from the end-of-job marker the source writes once it has sent them all
+ * (header `job-texts`), or from `--expect N`; it then says `<job>: complete` and exits 0,
+ * unless `--keep-running` (a job the source will extend: it keeps reading until stopped).
+ *
+ * `npm run connector:sink -- --job web1 --out corpus/ [--expect N] [--keep-running]`.
  * It writes `<job>: reading <topic>` to stderr once its consumer group has its partitions.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, truncateSync, unlinkSync } from 'node:fs';
@@ -24,12 +30,15 @@ import type { Batch } from '../services/transport/types.ts';
 import { connect, corpusTopic } from './common.ts';
 import { LineSet } from './line-set.ts';
 
-const { values: a } = parseArgs({ options: { job: { type: 'string' }, out: { type: 'string' }, expect: { type: 'string' } } });
-if (!a.job || !a.out || (a.expect !== undefined && !/^[1-9]\d{0,12}$/.test(a.expect))) { console.error('usage: npm run connector:sink -- --job NAME --out DIR [--expect N]'); process.exit(2); }
+const { values: a } = parseArgs({ options: { job: { type: 'string' }, out: { type: 'string' }, expect: { type: 'string' }, 'keep-running': { type: 'boolean', default: false } } });
+if (!a.job || !a.out || (a.expect !== undefined && !/^[1-9]\d{0,12}$/.test(a.expect))) { console.error('usage: npm run connector:sink -- --job NAME --out DIR [--expect N] [--keep-running]'); process.exit(2); }
 mkdirSync(a.out, { recursive: true });
 
-/** Written line numbers as sorted, disjoint, non-adjacent half-open ranges [start, end). */
-interface Checkpoint { offsets: Record<string, number>; sizes: Record<string, number>; written: Array<[number, number]>; }
+/**
+ * Written line numbers as sorted, disjoint, non-adjacent half-open ranges [start, end)
+ * (skipped failures included); `texts`: the job's texts, once its end-of-job marker was read.
+ */
+interface Checkpoint { offsets: Record<string, number>; sizes: Record<string, number>; written: Array<[number, number]>; texts?: number; }
 const cpFile = join(a.out, '.checkpoint.json');
 const cp: Checkpoint = existsSync(cpFile) ? JSON.parse(readFileSync(cpFile, 'utf8')) : { offsets: {}, sizes: {}, written: [] };
 // roll the files back to the checkpoint
@@ -41,10 +50,13 @@ for (const f of readdirSync(a.out).filter((f) => f.endsWith('.txt'))) {
 const written = new LineSet(cp.written);
 let count = 0;
 let total = written.size;
-const expected = a.expect ? Number(a.expect) : Infinity;
+let skipped = 0;
+/** the job's texts: --expect, else the source's end-of-job marker (kept in the checkpoint) */
+let expected = a.expect ? Number(a.expect) : cp.texts ?? Infinity;
+const complete = () => !a['keep-running'] && total >= expected;
 // an earlier run already wrote them all: no batch will come to say so (regression: a sink
 // restarted after the lines were written waited for batches for ever)
-if (total >= expected) {
+if (complete()) {
   process.stderr.write(`${a.job}: done, ${total} lines (all written before)\n`);
   process.exit(0);
 }
@@ -88,6 +100,13 @@ async function flush(group: Pending[]): Promise<void> {
     const k = String(batch.partition);
     for (const m of batch.messages) {
       if (m.offset < (cp.offsets[k] ?? 0)) continue;
+      // the source's end-of-job marker: how many texts the job has
+      const jobTexts = m.headers[H.jobTexts];
+      if (jobTexts !== undefined) {
+        cp.texts = Number(jobTexts);
+        if (!a.expect) expected = cp.texts;
+        continue;
+      }
       // a result event of one line (its item-index header), or of some lines of a several-line request event (header `items`; item-index is its first line)
       const first = Number(m.headers[H.itemIndex]);
       const entries = m.headers[H.items] === undefined
@@ -96,8 +115,14 @@ async function flush(group: Pending[]): Promise<void> {
       for (const { index, result: r } of entries) {
         const line = first + index;
         if (written.has(line)) continue;
-        if (!r.output || typeof r.output.text !== 'string') { logger.warn({ line, failure: r.failure }, 'no result text; skipped'); continue; }
         written.add(line);
+        if (!r.output || typeof r.output.text !== 'string') {
+          // a failed text is done with: counted, so that the job completes, and not written
+          logger.warn({ line, failure: r.failure }, 'no result text; skipped');
+          skipped++;
+          total++;
+          continue;
+        }
         count++;
         total++;
         const lines = byLabel.get(r.output.label);
@@ -125,8 +150,8 @@ async function flush(group: Pending[]): Promise<void> {
     await fh.close();
   }
   await rename(tmp, cpFile);
-  process.stderr.write(`\r${a.job}: ${total} lines in ${Object.keys(cp.sizes).length} label files (${Math.round(count / ((Date.now() - t0) / 1000))} lines/s)   `);
-  if (total >= expected) setImmediate(() => void finish());
+  process.stderr.write(`\r${a.job}: ${total}${expected < Infinity ? ` of ${expected}` : ''} texts in ${Object.keys(cp.sizes).length} label files (${Math.round(count / ((Date.now() - t0) / 1000))} texts/s)   `);
+  if (complete()) setImmediate(() => void finish(true));
 }
 
 // several batches in flight, so that a group commit finds more than one waiting
@@ -136,7 +161,8 @@ await consumer.run((batch) => new Promise<void>((resolve) => { pending.push({ ba
 void consumer.ready().then(() => process.stderr.write(`${a.job}: reading ${topic}\n`));
 
 let finishing = false;
-async function finish(): Promise<void> {
+/** Stops: `done` when the job is complete, else on a signal (a restart resumes). */
+async function finish(done = false): Promise<void> {
   if (finishing) return;
   finishing = true;
   // what is written is durable, and the checkpoint (not the group's committed offsets,
@@ -148,7 +174,9 @@ async function finish(): Promise<void> {
   ]);
   if (!left) logger.warn('the consumer did not leave its group within 10 s; exiting without it');
   await Promise.all([...files.values()].map((fh) => fh.close()));
-  process.stderr.write(`\n${a.job}: done, ${total} lines\n`);
+  process.stderr.write(done
+    ? `\n${a.job}: complete, ${total} texts: ${total - skipped} written in ${Object.keys(cp.sizes).length} label files, ${skipped} skipped (failed) in this run\n`
+    : `\n${a.job}: stopped at ${total}${expected < Infinity ? ` of ${expected}` : ''} texts; run again to resume\n`);
   process.exit(0);
 }
 for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => void finish());

@@ -1,8 +1,11 @@
 /**
  * Bulk source: streams a text file (one text per line) or a JSONL file (one object per
  * line, text in `--field`) of any size into the language-ID request topic, asking for
- * the text back in each result, with the corpus job's reply topic. Progress (lines,
- * lines/s, % of the file) goes to stderr. Resumable: after each acknowledged produce it
+ * the text back in each result, with the corpus job's reply topic. Progress (texts sent,
+ * texts/s, % of the file) goes to stderr: a bar (cli-progress) on a terminal, a line every
+ * 10 s otherwise. Once every text is sent it writes the end-of-job marker to the job's
+ * reply topic (header `job-texts`: how many texts the job has), from which the corpus sink
+ * knows when the job is complete. Resumable: after each acknowledged produce it
  * records the next line in `<file>.<job>.source.json`; a restart continues there (a
  * line sent twice is written once by the sink). Each sent text is numbered without gaps
  * (blank lines are skipped and not numbered): the `item-index` header the sink uses.
@@ -26,6 +29,7 @@
  */
 import { createReadStream, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import cliProgress from 'cli-progress';
 import { parseArgs } from 'node:util';
 import { H, MAX_EVENT_ITEMS } from '../services/events/topics.ts';
 import { resolveSettings, type SettingsSchema } from '../services/lib/options.ts';
@@ -99,10 +103,16 @@ let sent = 0;
 let bytes = 0;
 let pending: Array<{ line: number; seq: number; text: string }> = [];
 const t0 = Date.now();
+const rate = () => Math.round(sent / Math.max(0.001, (Date.now() - t0) / 1000));
+// progress by bytes of the file read: a bar on a terminal, a line every 10 s in a log
+const bar = process.stderr.isTTY
+  ? new cliProgress.SingleBar({ format: `${a.job} [{bar}] {percentage}% | {sent} texts sent | {rate} texts/s | {eta_formatted} left`, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic)
+  : null;
+bar?.start(Math.max(1, size), 0, { sent: 0, rate: 0 });
 const progress = setInterval(() => {
-  const s = (Date.now() - t0) / 1000;
-  process.stderr.write(`\r${a.job}: line ${lineNo + 1}, sent ${sent} (${Math.round(sent / s)} lines/s), ${((100 * bytes) / Math.max(1, size)).toFixed(1)}% of ${a.file}   `);
-}, 1000);
+  if (bar) bar.update(bytes, { sent, rate: rate() });
+  else process.stderr.write(`${a.job}: ${sent} texts sent (${rate()} texts/s), ${((100 * bytes) / Math.max(1, size)).toFixed(1)}% of ${a.file}\n`);
+}, bar ? 200 : 10_000);
 
 async function flush(): Promise<void> {
   if (pending.length === 0) return;
@@ -151,6 +161,10 @@ for await (const raw of rl) {
 }
 await flush();
 clearInterval(progress);
-process.stderr.write(`\n${a.job}: sent ${sent} lines from line ${startLine} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+bar?.update(size, { sent, rate: rate() });
+bar?.stop();
+// the end-of-job marker: the job has `seq` texts (numbered 0 .. seq-1 over every run of it)
+await producer.send(replyTopic, [{ key: `${a.job}:end`, value: Buffer.alloc(0), headers: { [H.jobTexts]: String(seq), [H.requestId]: a.job! } }]);
+process.stderr.write(`${a.job}: sent ${sent} texts from line ${startLine} in ${((Date.now() - t0) / 1000).toFixed(1)} s; the job has ${seq} texts\n`);
 saveCheckpoint({ nextLine: lineNo + 1, nextSeq: seq, done: true });
 await transport.close();

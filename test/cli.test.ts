@@ -79,7 +79,8 @@ describe('npm run usage', () => {
     await ledger.record([
       { eventId: 'r:0', requestId: 'r', itemIndex: 0, keyId: 'k', capability: 'language_id', model: 'lid-lite-608', unit: 'texts', quantity: 1, timestampMs: Date.parse('2026-05-01T00:00:00Z') },
       { eventId: 'r:1', requestId: 'r', itemIndex: 1, keyId: 'k', capability: 'language_id', model: 'lid-lite-608', unit: 'texts', quantity: 1, timestampMs: Date.parse('2026-05-01T00:00:00Z') },
-      // a bulk job: one request id, each text its own request
+      // a bulk job: one request id, each text its own request; a request event's 100 texts folded into one usage event
+      { eventId: 'job:3', requestId: 'job', itemIndex: 3, keyId: 'bulk:job', capability: 'language_id' as const, model: 'lid-neural-608', unit: 'texts' as const, quantity: 100, timestampMs: Date.parse('2026-05-01T00:00:00Z') },
       ...[0, 1, 2].map((i) => ({ eventId: `job:${i}`, requestId: 'job', itemIndex: i, keyId: 'bulk:job', capability: 'language_id' as const, model: 'lid-neural-608', unit: 'texts' as const, quantity: 1, timestampMs: Date.parse('2026-05-01T00:00:00Z') })),
     ]);
     await ledger.close();
@@ -88,7 +89,7 @@ describe('npm run usage', () => {
     expect(rows).toEqual([{ key_id: 'k', capability: 'language-id', model: 'lid-lite-608', unit: 'texts', quantity: 2, billable_units: 2, requests: 1 }]);
     // regression: a bulk job of 39,242 texts showed requests: 1
     expect(JSON.parse(run('services/billing/cli.ts', ['--json', '--key', 'bulk:job'], dir))).toEqual([
-      { key_id: 'bulk:job', capability: 'language-id', model: 'lid-neural-608', unit: 'texts', quantity: 3, billable_units: 3, requests: 3 },
+      { key_id: 'bulk:job', capability: 'language-id', model: 'lid-neural-608', unit: 'texts', quantity: 103, billable_units: 103, requests: 103 },
     ]);
     expect(run('services/billing/cli.ts', [], dir)).toMatch(/language-id/);
     expect(JSON.parse(run('services/billing/cli.ts', ['--json', '--from', '2026-06-01'], dir))).toEqual([]);

@@ -68,7 +68,9 @@ export class Ledger {
 
   /**
    * Usage per key, capability, model and unit. A bulk job's events share one request id
-   * (the job's), so a bulk key's request is its item: `requests` counts the job's texts.
+   * (the job's) and fold the usage of a request event's texts into one usage event
+   * (connectors/lid-source.ts `--items`), so a bulk key's `requests` counts its texts: the
+   * quantity in texts.
    */
   async report(q: ReportQuery = {}): Promise<UsageRow[]> {
     const where: string[] = [];
@@ -80,7 +82,7 @@ export class Ledger {
     const rows = await this.db.all<UsageRow>(`
       SELECT key_id, capability, model, unit, SUM(q) AS quantity,
              SUM(CASE WHEN unit = 'characters' THEN (q + 999) / 1000 ELSE q END) AS billable_units,
-             COUNT(*) AS requests
+             SUM(CASE WHEN key_id LIKE 'bulk:%' AND unit = 'texts' THEN q ELSE 1 END) AS requests
       FROM (SELECT key_id, capability, model, unit, CAST(SUM(quantity) AS BIGINT) AS q
             FROM (SELECT *, CASE WHEN key_id LIKE 'bulk:%' THEN request_id || ':' || item_index ELSE request_id END AS request FROM usage_events ${w}) e
             GROUP BY key_id, capability, model, unit, request) per_request

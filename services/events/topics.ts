@@ -82,6 +82,12 @@ export const H = {
    * one hand-over, under a backlog); `inference-ms` / this is one item's share of the run
    */
   batchItems: 'batch-items',
+  /**
+   * corpus job topics: the end-of-job marker a bulk source writes once it has sent every
+   * text (an empty value; `job-texts`: how many texts the job has), so that the sink knows when
+   * the job is complete
+   */
+  jobTexts: 'job-texts',
 } as const;
 
 /**
