@@ -54,6 +54,13 @@ export interface CapabilityModule<N extends string = string> {
    * export `createEngine` (services/workers/engines/types.ts) and run in inference threads.
    */
   backends: Readonly<Record<string, URL>>;
+  /**
+   * Small request items (records of `schemas/<name>/request.avsc`) a worker runs once after
+   * it preloads a model (MODEL_PRELOAD), so that the first real request finds the model's
+   * code paths compiled and its buffers allocated. Absent: none (the generative
+   * capabilities: one generation on real weights costs seconds).
+   */
+  warmupItems?(model: string): readonly unknown[];
 }
 
 /** Declares a capability module, keeping its name as a literal type. */

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { defaultModelOf, modelsOf, requestSchemaOf, requestsSchemaOf } from '../capabilities/index.ts';
+import { capabilityModule, defaultModelOf, modelsOf, requestSchemaOf, requestsSchemaOf } from '../capabilities/index.ts';
 import type { RequestSchema } from '../events/codec.ts';
 import type { ItemResult } from '../events/contract.ts';
 import { failed } from '../events/results.ts';
@@ -133,8 +133,10 @@ export class CapabilityWorker {
 
   /**
    * Loads the models of the preload setting that are installed here, one after another
-   * (each load takes the CPU), keeps them loaded, and tells the gateways with a heartbeat
-   * after each. A model that fails to load is logged and left for its first request.
+   * (each load takes the CPU), runs the capability's warm-up items on each (its module's
+   * `warmupItems`: the first real request then runs as fast as later ones), keeps them
+   * loaded, and tells the gateways with a heartbeat after each. A model that fails to load
+   * is logged and left for its first request.
    */
   private async preload(): Promise<void> {
     const { preload } = this.settings;
@@ -145,6 +147,8 @@ export class CapabilityWorker {
       const t0 = Date.now();
       try {
         await this.models.loadPinned(m);
+        const warmup = capabilityModule(this.opts.capability).warmupItems?.(m) ?? [];
+        if (warmup.length > 0) await this.models.run(m, [...warmup]);
         this.log.info({ model: m, ms: Date.now() - t0 }, 'model preloaded');
       } catch (err) {
         this.log.warn({ err, model: m }, 'preload failed; the model loads on its first request');

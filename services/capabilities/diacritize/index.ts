@@ -23,5 +23,9 @@ export default defineCapability({
   // a text of 20,000 characters runs for about a second: a queue of a quarter of that
   queueTargetMs: 250,
   routes: async () => [(await import('./routes.ts')).diacritizeRoutes],
+  // a short text in each language and one for `auto`: the word model's tables of each language are touched once
+  warmupItems: (model) => [...LANGS, 'ara-nocase', 'auto'].map((language) => ({
+    text: language.startsWith('ara') ? 'ذهب الولد الى المدرسة' : 'Toi muon mot ly ca phe', model, language, caseEndings: language === 'ara', hints: null, aligned: true, minConfidence: 0,
+  })),
   backends: { diactag: engineModule(import.meta.url, './backends/diactag'), diacnet: engineModule(import.meta.url, './backends/diacnet') },
 });

@@ -30,6 +30,11 @@ export default defineCapability({
   // loop half of what an answer does)
   queueTargetMs: 250,
   routes: async () => [(await import('./routes.ts')).languageIdRoutes, (await import('./legacy-routes.ts')).legacyLidRoutes],
+  // both modes, a short and a longer text
+  warmupItems: (model) => [
+    { text: 'Habari za asubuhi', model, mode: 'traffic', topK: 3, candidates: null, echoText: false },
+    { text: 'Good morning to all of you, and welcome to the meeting of the committee.', model, mode: 'coverage', topK: 3, candidates: null, echoText: false },
+  ],
   backends: {
     // hashed character n-gram embedding bag, decoding in the ONNX graph (scripts/lid-onnx.ts)
     'lid-embedding-bag': engineModule(import.meta.url, './backends/lid-embedding-bag'),
