@@ -103,8 +103,11 @@ async function flush(group: Pending[]): Promise<void> {
       // the source's end-of-job marker: how many texts the job has
       const jobTexts = m.headers[H.jobTexts];
       if (jobTexts !== undefined) {
-        cp.texts = Number(jobTexts);
-        if (!a.expect) expected = cp.texts;
+        // a count that is not a whole number of texts is not the source's: left out
+        if (/^\d{1,13}$/.test(jobTexts)) {
+          cp.texts = Number(jobTexts);
+          if (!a.expect) expected = cp.texts;
+        } else logger.warn({ offset: m.offset, value: jobTexts.slice(0, 40) }, 'end-of-job marker with a bad job-texts header; left out');
         continue;
       }
       // a result event of one line (its item-index header), or of some lines of a several-line request event (header `items`; item-index is its first line)

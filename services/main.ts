@@ -18,7 +18,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { OptionsError } from './lib/options.ts';
-import { startHealthPort, type HealthSource } from './health/health.ts';
+import { startHealthPort, type HealthPort, type HealthSource } from './health/health.ts';
 import { VERSION } from './lib/version.ts';
 import { parseServices, startRuntime, type Runtime } from './runtime.ts';
 import { onShutdownSignals } from './shutdown.ts';
@@ -53,29 +53,35 @@ const source: HealthSource = {
   draining: () => stopping,
   overloaded: () => (rt?.gateway ? !rt.gateway.app.gatewayState.inflight.ready() : false),
 };
-const health = config.HEALTH_PORT > 0
-  ? await startHealthPort({ port: config.HEALTH_PORT, host: config.HOST, stallMs: config.LIVENESS_STALL_MS, version: VERSION, source })
-  : undefined;
-/** The one-line reason of a start-up error a user can fix, or null for any other error. */
-function startError(err: unknown): string | null {
+let health: HealthPort | undefined;
+/** The one-line reason and exit code of a start-up error a user can fix (2: configuration, 1: the machine), or null for any other error. */
+function startError(err: unknown): { line: string; exit: number } | null {
   const e = err as NodeJS.ErrnoException & { port?: number; address?: string };
-  if (err instanceof ConfigError || err instanceof OptionsError) return err.message;
+  if (err instanceof ConfigError || err instanceof OptionsError) return { line: err.message, exit: 2 };
+  const line = machineError(e);
+  return line ? { line, exit: 1 } : null;
+}
+
+/** A port in use or not allowed, in one line. */
+function machineError(e: NodeJS.ErrnoException & { port?: number; address?: string }): string | null {
   if (e?.code === 'EADDRINUSE') return `port ${e.port ?? '?'} on ${e.address ?? config.HOST} is in use by another process: stop it, or set ${e.port === config.SCHEMA_REGISTRY_PORT ? 'SCHEMA_REGISTRY_PORT' : e.port === config.HEALTH_PORT ? 'HEALTH_PORT' : 'PORT'} to a free port`;
   if (e?.code === 'EACCES' && e.syscall === 'listen') return `no permission to listen on port ${e.port ?? '?'}: choose a port above 1023`;
   return null;
 }
 
 try {
+  if (config.HEALTH_PORT > 0) health = await startHealthPort({ port: config.HEALTH_PORT, host: config.HOST, stallMs: config.LIVENESS_STALL_MS, version: VERSION, source });
   rt = await startRuntime(config, { services });
   // the accept queue: Node's default of 511 overflowed when 1,024 clients connected at once
   // while the loop was busy, and each dropped SYN cost its client 1 s, then 3 s (TCP's
   // retransmission timeout); the kernel caps it at net.core.somaxconn
   if (rt.gateway) await rt.gateway.app.listen({ port: config.PORT, host: config.HOST, backlog: LISTEN_BACKLOG });
 } catch (err) {
-  const line = startError(err);
-  if (!line) throw err;
+  const why = startError(err);
+  if (!why) throw err;
   await rt?.close().catch(() => undefined);
-  fail(line, line.startsWith('configuration') || err instanceof OptionsError ? 2 : 1);
+  await health?.close().catch(() => undefined);
+  fail(why.line, why.exit);
 }
 const started = rt;
 const loading = started.loadingModels();

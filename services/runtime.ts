@@ -77,6 +77,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
   const kafka = config.TRANSPORT === 'kafka';
   const closers: Array<() => Promise<unknown>> = [];
   const rt: Partial<Runtime> & { workers: CapabilityWorker[] } = { services, logger, workers: [] };
+  const loadingModels = () => rt.workers.flatMap((w) => w.loadingModels());
   try {
     let codec: EventCodec;
     if (kafka) {
@@ -144,7 +145,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
       starts.push(startGateway({
         settings: gatewaySettingsOf(config), transport, transportName: config.TRANSPORT, codec, keys: rt.keys!, ledger: rt.ledger, analytics: analyticsStore, logger,
         // /ready waits for the models this process preloads (none in a gateway-only process)
-        loadingModels: () => rt.workers.flatMap((w) => w.loadingModels()),
+        loadingModels,
       }).then((g) => {
         rt.gateway = g;
         closers.push(() => g.close());
@@ -158,7 +159,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
   }
   return {
     ...(rt as Runtime),
-    loadingModels: () => rt.workers.flatMap((w) => w.loadingModels()),
+    loadingModels,
     preloaded: async () => { await Promise.all(rt.workers.map((w) => w.preloaded())); },
     async close() {
       // reverse start order: HTTP first, then workers after their in-flight batches, then stores

@@ -82,6 +82,10 @@ describe('npm start', () => {
       const r = await runMain({ PORT: String(port), API_KEYS: 'k', MODEL_PRELOAD: 'none', LOG_LEVEL: 'silent' });
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(`lmstream: port ${port} on 127.0.0.1 is in use by another process: stop it, or set PORT to a free port\n`);
+      // the health port's thread says it the same way
+      const h = await runMain({ PORT: String(await freePort()), HEALTH_PORT: String(port), API_KEYS: 'k', MODEL_PRELOAD: 'none', LOG_LEVEL: 'silent' });
+      expect(h.code).toBe(1);
+      expect(h.stderr).toBe(`lmstream: port ${port} on 127.0.0.1 is in use by another process: stop it, or set HEALTH_PORT to a free port\n`);
     } finally { blocker.close(); }
   });
 

@@ -49,5 +49,5 @@ server.listen(data.port, data.host, () => {
   const address = server.address();
   parentPort!.postMessage({ listening: typeof address === 'object' && address ? address.port : data.port });
 });
-server.on('error', (err) => parentPort!.postMessage({ error: err.message }));
+server.on('error', (err: NodeJS.ErrnoException) => parentPort!.postMessage({ error: err.message, code: err.code }));
 parentPort!.on('message', (m: { close?: boolean }) => { if (m.close) server.close(() => process.exit(0)); });

@@ -43,7 +43,10 @@ export async function startHealthPort(o: { port: number; host: string; stallMs: 
   const worker = new Worker(BOOTSTRAP_URL, { workerData: { entry: ENTRY.href, port: o.port, host: o.host, stallMs: o.stallMs, version: o.version, state: buffer } });
   worker.unref();
   const port = await new Promise<number>((resolve, reject) => {
-    worker.once('message', (m: { listening?: number; error?: string }) => (m.error ? reject(new Error(`health port ${o.port}: ${m.error}`)) : resolve(m.listening!)));
+    // the listen error keeps its code and port, as a listen error of the main thread has them
+    worker.once('message', (m: { listening?: number; error?: string; code?: string }) => (m.error
+      ? reject(Object.assign(new Error(`health port ${o.port}: ${m.error}`), { code: m.code, port: o.port, address: o.host, syscall: 'listen' }))
+      : resolve(m.listening!)));
     worker.once('error', reject);
   });
   return {

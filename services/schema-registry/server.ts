@@ -49,8 +49,8 @@ export function isCompatible(level: Level, candidate: avro.Type, previous: avro.
  * `?normalize=true`.
  * @throws RegistryError 42201 when the schema does not parse
  */
-export function schemaForms(schema: string): { full: string; canonical: string } {
-  const t = parse(schema);
+export function schemaForms(schema: string | avro.Type): { full: string; canonical: string } {
+  const t = typeof schema === 'string' ? parse(schema) : schema;
   return { full: JSON.stringify(t.schema({ exportAttrs: true })), canonical: JSON.stringify(t.schema()) };
 }
 
@@ -100,16 +100,21 @@ export async function buildSchemaRegistry(opts: RegistryOptions): Promise<Fastif
     if (!f) forms.set(schema, f = schemaForms(schema));
     return f;
   };
-  /** The schema of a request body: its text (white space removed) and its forms; `normalize` picks the form compared. */
+  /**
+   * The schema of a request body, parsed once (422 when it does not parse): its text (white
+   * space removed), its type, and whether a stored schema is the same (`normalize` picks the
+   * form compared).
+   */
   const body = (req: { body: unknown; query: unknown }) => {
     const b = req.body as { schema?: unknown; schemaType?: string };
     if (typeof b?.schema !== 'string') throw new RegistryError(422, 42201, 'Invalid schema: body needs a "schema" string');
     if (b.schemaType && b.schemaType !== 'AVRO') throw new RegistryError(422, 42201, `schemaType ${b.schemaType} is not supported (Avro only)`);
+    const type = parse(b.schema);
     const text = JSON.stringify(JSON.parse(b.schema));
     const normalize = String((req.query as { normalize?: unknown } | undefined)?.normalize ?? 'false') === 'true';
-    const f = schemaForms(text);
     const form = normalize ? 'canonical' as const : 'full' as const;
-    return { text, same: (stored: string) => formsOfStored(stored)[form] === f[form] };
+    const own = schemaForms(type)[form];
+    return { text, type, same: (stored: string) => formsOfStored(stored)[form] === own };
   };
   const pick = async (subject: string, version: string) => {
     const all = await versionsOf(subject);
@@ -153,7 +158,7 @@ export async function buildSchemaRegistry(opts: RegistryOptions): Promise<Fastif
       // an equivalent schema already under the subject keeps its id and version
       const same = all.find((x) => schema.same(x.schema));
       if (same) return { id: same.id };
-      if (!isCompatible(await level(subject), parse(schema.text), all.map((x) => parse(x.schema)))) {
+      if (!isCompatible(await level(subject), schema.type, all.map((x) => parse(x.schema)))) {
         throw new RegistryError(409, 409, `Schema being registered is incompatible with an earlier schema for subject "${subject}" (${await level(subject)})`);
       }
       // an equivalent schema under another subject lends its id (one id per schema, as Confluent's registry)
@@ -172,7 +177,7 @@ export async function buildSchemaRegistry(opts: RegistryOptions): Promise<Fastif
     const schema = body(req);
     const all = await versionsOf(p.subject);
     const upTo = p.version === 'latest' ? all : all.filter((v) => v.version <= Number(p.version));
-    return { is_compatible: isCompatible(await level(p.subject), parse(schema.text), upTo.map((x) => parse(x.schema))) };
+    return { is_compatible: isCompatible(await level(p.subject), schema.type, upTo.map((x) => parse(x.schema))) };
   });
   app.get('/config', async () => ({ compatibilityLevel: await level('') }));
   app.get('/config/:subject', async (req) => {

@@ -294,6 +294,13 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
     writeFileSync(input, `${lines.slice(0, 1500).join('\n')}\n\n${lines.slice(1500).join('\n')}\n`); // a blank line is skipped
     const out = join(dir, 'out');
     expect(await exit(run('connectors/lid-source.ts', ['--file', input, '--job', 'j1', '--batch', '200']))).toBe(0);
+    // end-of-job markers of another writer with counts that are not counts: left out (a
+    // negative one taken would end the sink at once, a non-number never)
+    const client = new Kafka({ brokers: kafka.brokers.split(','), logLevel: logLevel.NOTHING });
+    const producer = client.producer();
+    await producer.connect();
+    await producer.send({ topic: `${prefix}.corpus.j1.results`, messages: ['-5', 'many', '1e3', ''].map((n) => ({ key: 'j1:end', value: Buffer.alloc(0), headers: { 'job-texts': n } })) });
+    await producer.disconnect();
     // the sink crashes once part-way, then resumes
     const first = run('connectors/corpus-sink.ts', ['--job', 'j1', '--out', out]);
     await until(() => existsSync(join(out, '.checkpoint.json')) && (JSON.parse(readFileSync(join(out, '.checkpoint.json'), 'utf8')).written as Array<[number, number]>).reduce((n, [s, e]) => n + e - s, 0) > 300, 60_000, 'sink progress');

@@ -54,6 +54,13 @@ describe('schema registry', () => {
     // a default that differs is never the same schema
     expect((await post('/subjects/s5-value?normalize=false', { ...thing, fields: [thing.fields[0], { name: 'b', type: 'int', default: 8 }] })).status).toBe(404);
   });
+  it('refuses a schema that is not JSON or not Avro with 422 42201, not a 500', async () => {
+    for (const schema of ['{"type": "record", "name":', '{"type": "nope"}', '"x".repeat']) {
+      const r = await fetch(`${url}/subjects/s7-value/versions`, { method: 'POST', headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' }, body: JSON.stringify({ schema }) });
+      expect(r.status, schema).toBe(422);
+      expect(await r.json(), schema).toMatchObject({ error_code: 42201 });
+    }
+  });
   it('lists its schema types', async () => {
     expect(await (await fetch(`${url}/schemas/types`)).json()).toEqual(['AVRO']);
   });
