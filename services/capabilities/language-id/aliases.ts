@@ -11,10 +11,20 @@
  *   (twi) is the written standard the training text is in (AfriSenti tweets, eBible, the
  *   UDHR's Akuapem and Asante translations, scripts/lid-data.ts HARMONISE). The legacy
  *   detect-language route still answers `aka`, one of its 25 languages.
+ * - `zho_Hans` → `cmn_Hans`, `zho_Hant` → `cmn_Hant`, `est_Latn` → `ekk_Latn`,
+ *   `grn_Latn` → `gug_Latn`: FLORES-200 labels these by the macrolanguage (Chinese,
+ *   Estonian, Guarani); its text and the training text are in the individual language
+ *   that is the written standard (Mandarin, Standard Estonian, Paraguayan Guarani). The
+ *   service answers the individual language, as it does for every macrolanguage
+ *   (SIL ISO 639-3 macrolanguage mappings); Cantonese (`yue_Hant`) stays its own label.
  */
 export const LABEL_ALIASES: Readonly<Record<string, { label: string; reason: string }>> = {
   tzm_Tfng: { label: 'zgh_Tfng', reason: 'Central Atlas Tamazight in Tifinagh is written as Standard Moroccan Tamazight' },
   aka_Latn: { label: 'twi_Latn', reason: 'Akan (macrolanguage) is written as Twi, its individual language' },
+  zho_Hans: { label: 'cmn_Hans', reason: 'Chinese (macrolanguage) in simplified characters is written as Mandarin, its individual language' },
+  zho_Hant: { label: 'cmn_Hant', reason: 'Chinese (macrolanguage) in traditional characters is written as Mandarin; written Cantonese is yue_Hant' },
+  est_Latn: { label: 'ekk_Latn', reason: 'Estonian (macrolanguage) is written as Standard Estonian, its individual language' },
+  grn_Latn: { label: 'gug_Latn', reason: 'Guarani (macrolanguage) is written as Paraguayan Guarani, its individual language' },
 };
 
 /** One alias as GET /v1/lid/models lists it. */

@@ -31,7 +31,11 @@ describe('GET /v1/lid/models', () => {
     for (const name of MODELS) expect(body.models.find((m: { name: string }) => m.name === name).languages, name).toBeGreaterThanOrEqual(608);
     expect(body.aliases).toEqual([
       { alias: 'aka_Latn', label: 'twi_Latn', reason: expect.any(String) },
+      { alias: 'est_Latn', label: 'ekk_Latn', reason: expect.any(String) },
+      { alias: 'grn_Latn', label: 'gug_Latn', reason: expect.any(String) },
       { alias: 'tzm_Tfng', label: 'zgh_Tfng', reason: expect.any(String) },
+      { alias: 'zho_Hans', label: 'cmn_Hans', reason: expect.any(String) },
+      { alias: 'zho_Hant', label: 'cmn_Hant', reason: expect.any(String) },
     ]);
   });
 });
