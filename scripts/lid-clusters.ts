@@ -14,7 +14,8 @@
  * Then, per model, λ ∈ {@link LAMBDAS} is chosen by the number of right answers on the
  * held-out texts (scripts/lid-data.ts heldOutTexts) whose first-stage answer is in the
  * group; a group whose second stage does not win by {@link MIN_GAIN}, or gets fewer of
- * the {@link CHECK_FILE} sentences right, is not written.
+ * the {@link CHECK_FILE} sentences or of its members' news development texts
+ * (scripts/lid-data.ts newsDevTexts) right, is not written.
  * The evaluation sets in ../shared/data/lid-eval are never read.
  */
 import { readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
@@ -22,7 +23,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as ort from 'onnxruntime-node';
-import { heldOutTexts, snippet, type Pool } from './lid-data.ts';
+import { heldOutTexts, newsDevTexts, snippet, type Pool } from './lid-data.ts';
 import { noisyVariant } from './lid-noise.ts';
 import { rng } from './rng.ts';
 import { gzipSync } from 'node:zlib';
@@ -187,7 +188,9 @@ const argmax = (p: ArrayLike<number>) => { let b = 0; for (let c = 1; c < p.leng
 export async function writeClusterStages(repo: string, name: string, pools: ReadonlyMap<string, Pool>, groups: readonly GroupWeights[]): Promise<string[]> {
   const held = heldOutTexts(pools);
   const check = readFileSync(CHECK_FILE, 'utf8').trim().split('\n').map((l) => { const [label, text] = l.split('\t'); return { label: label!, text: text! }; });
-  const { labels, rows } = await firstStage(repo, name, [...held, ...check].map((h) => h.text));
+  const news = newsDevTexts(pools);
+  const { labels, rows } = await firstStage(repo, name, [...held, ...check, ...news].map((h) => h.text));
+  const newsRows = rows.splice(held.length + check.length);
   const checkRows = rows.splice(held.length);
   const gold = held.map((h) => labels.indexOf(h.label));
   const kept: ClusterSpec[] = [];
@@ -206,19 +209,21 @@ export async function writeClusterStages(repo: string, name: string, pools: Read
     let best = 0, bestRight = right(0);
     const base = bestRight;
     for (const l of LAMBDAS.slice(1)) { const n = right(l); if (n > bestRight) { bestRight = n; best = l; } }
-    // the check sentences of the group's members, right without and with the second stage
-    const checkRight = (lambda: number) => check.reduce((n, c, i) => {
-      const row = checkRows[i];
+    // the check sentences and news development texts of the group's members, right without and with the second stage
+    const membersRight = (texts: ReadonlyArray<{ label: string; text: string }>, textRows: ReadonlyArray<Float32Array | null>, lambda: number) => texts.reduce((n, c, i) => {
+      const row = textRows[i];
       if (!row || !memberIdx.has(labels.indexOf(c.label))) return n;
       for (const cl of stages.byLabel[labels.indexOf(g.members[0]!)]!) cl.lambda = lambda;
       const p = Float32Array.from(row);
       if (lambda > 0) refineWithClusters(p, stages, c.text);
       return n + (labels[argmax(p)] === c.label ? 1 : 0);
     }, 0);
-    const checkBase = checkRight(0), checkBest = checkRight(best);
+    const checkBase = membersRight(check, checkRows, 0), checkBest = membersRight(check, checkRows, best);
+    const newsBase = membersRight(news, newsRows, 0), newsBest = membersRight(news, newsRows, best);
     const verdict = bestRight - base < MIN_GAIN * mine.length ? 'not kept: gains less than 1% of them'
-      : checkBest < checkBase ? 'not kept: loses check sentences' : 'kept';
-    report.push(`${name} ${g.members.join('/')}: ${mine.length} held-out texts answered in the group, right ${base} → ${bestRight} at λ = ${best}; check sentences right ${checkBase} → ${checkBest}; ${verdict}; ${g.weights.size} features`);
+      : checkBest < checkBase ? 'not kept: loses check sentences'
+        : newsBest < newsBase ? 'not kept: loses news development texts' : 'kept';
+    report.push(`${name} ${g.members.join('/')}: ${mine.length} held-out texts answered in the group, right ${base} → ${bestRight} at λ = ${best}; check sentences right ${checkBase} → ${checkBest}; news development texts right ${newsBase} → ${newsBest}; ${verdict}; ${g.weights.size} features`);
     if (verdict !== 'kept') best = 0;
     if (best > 0) kept.push({ ...spec, lambda: best });
   }
@@ -226,7 +231,7 @@ export async function writeClusterStages(repo: string, name: string, pools: Read
   if (existsSync(card)) {
     const text = readFileSync(card, 'utf8');
     const at = text.indexOf(CARD_SECTION);
-    writeFileSync(card, `${(at >= 0 ? text.slice(0, at) : text).trimEnd()}\n\n${CARD_SECTION}\n\nA log-linear classifier per group of related languages over each member's ${WORDS_PER_MEMBER} most frequent words and ${PAIRS_PER_MEMBER} most frequent word pairs, trained on the group's training text only, re-ranks the group's members when the first stage's answer is one of them (services/capabilities/language-id/clusters.ts, scripts/lid-clusters.ts, file ${CLUSTERS_FILE}). λ is chosen on the held-out split; a group is kept when it adds right answers for at least ${100 * MIN_GAIN}% of the held-out texts answered in it and gets no fewer of the project's check sentences (scripts/lid-cluster-check.tsv) right. The held-out split and the check sentences are the same as above.\n\n${report.map((l) => `- ${l.slice(name.length + 1)}`).join('\n')}\n`);
+    writeFileSync(card, `${(at >= 0 ? text.slice(0, at) : text).trimEnd()}\n\n${CARD_SECTION}\n\nA log-linear classifier per group of related languages over each member's ${WORDS_PER_MEMBER} most frequent words and ${PAIRS_PER_MEMBER} most frequent word pairs, trained on the group's training text only, re-ranks the group's members when the first stage's answer is one of them (services/capabilities/language-id/clusters.ts, scripts/lid-clusters.ts, file ${CLUSTERS_FILE}). λ is chosen on the held-out split; a group is kept when it adds right answers for at least ${100 * MIN_GAIN}% of the held-out texts answered in it and gets no fewer of the project's check sentences (scripts/lid-cluster-check.tsv) and of the news development texts (the held-out documents of NTREX-128 of its members) right. The held-out split and the check sentences are the same as above.\n\n${report.map((l) => `- ${l.slice(name.length + 1)}`).join('\n')}\n`);
   }
   const file = join(repo, name, CLUSTERS_FILE);
   if (kept.length > 0) writeFileSync(file, gzipSync(JSON.stringify({ version: 1, clusters: kept } satisfies ClusterFile) + '\n', { level: 9 }));

@@ -1,7 +1,8 @@
 /**
  * The held-out figures of the installed language-ID models as the service answers
  * (first stage, then the second stage of confusable clusters): accuracy, macro-F1 and
- * ECE (15 bins) per held-out set, every label under 90% on held-out sentences with its
+ * ECE (15 bins) per held-out set and on the news development set (the held-out documents
+ * of NTREX-128, scripts/lid-data.ts newsDevTexts) with its labels under 90%, every label under 90% on held-out sentences with its
  * main confusion, and the labels known from word lists only with their held-out words, as
  * Markdown tables for docs/language-id.md and the issue's targets. With `--cards`, each
  * model card gets (replaces) a section with every label's held-out score.
@@ -13,7 +14,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { heldOutTexts, HELD_OUT_SETS, loadTrainingText } from './lid-data.ts';
+import { heldOutTexts, HELD_OUT_SETS, loadTrainingText, newsDevTexts } from './lid-data.ts';
 import { createEngine } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { accuracy, expectedCalibrationError, macroF1, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
@@ -24,6 +25,7 @@ const { values } = parseArgs({ options: { repo: { type: 'string' }, cards: { typ
 const repo = values.repo ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'models');
 const { pools } = loadTrainingText();
 const held = heldOutTexts(pools);
+const news = newsDevTexts(pools);
 const engine = createEngine({ repository: repo, executionProvider: 'cpu', intraOpThreads: 1 });
 
 /** A label's score on one held-out set: accuracy and its most frequent wrong answer. */
@@ -43,19 +45,30 @@ function scoresOf(preds: Prediction[], set: string): LabelScore[] {
 }
 const row = (x: LabelScore) => `| ${x.label} | ${x.texts} | ${(100 * x.acc).toFixed(0)}% | ${x.main ? `${x.main} (${x.n})` : '–'} |`;
 
-for (const model of ['lid-neural-608', 'lid-lite-608']) {
+/** The service's answers (coverage mode) to labelled texts, in micro-batches of 256. */
+async function answers(model: string, texts: ReadonlyArray<{ label: string; text: string }>): Promise<Prediction[]> {
   const preds: Prediction[] = [];
-  for (let i = 0; i < held.length; i += 256) {
-    const batch = held.slice(i, i + 256);
+  for (let i = 0; i < texts.length; i += 256) {
+    const batch = texts.slice(i, i + 256);
     const out = await engine.run(model, batch.map((h) => ({ text: h.text, model, mode: 'coverage' as const, topK: 1, candidates: null })));
     out.forEach((o, k) => preds.push({ gold: batch[k]!.label, predicted: o.output!.label, confidence: o.output!.confidence }));
   }
+  return preds;
+}
+
+for (const model of ['lid-neural-608', 'lid-lite-608']) {
+  const preds = await answers(model, held);
+  const newsPreds = await answers(model, news);
   console.log(`\n## ${model}: held-out split, coverage mode, the service's answers\n`);
   console.log('| set | texts | accuracy | macro-F1 | ECE (15 bins) |\n|---|---:|---:|---:|---:|');
   for (const [set] of HELD_OUT_SETS) {
     const p = preds.filter((_, i) => held[i]!.set === set);
     console.log(`| ${set} | ${p.length} | ${(100 * accuracy(p)).toFixed(1)}% | ${(100 * macroF1(p)).toFixed(1)} | ${(100 * expectedCalibrationError(p)).toFixed(1)}% |`);
   }
+  console.log(`| news development (NTREX-128 held-out documents, ${new Set(news.map((n) => n.label)).size} labels) | ${newsPreds.length} | ${(100 * accuracy(newsPreds)).toFixed(1)}% | ${(100 * macroF1(newsPreds)).toFixed(1)} | ${(100 * expectedCalibrationError(newsPreds)).toFixed(1)}% |`);
+  const newsLow = scoresOf(newsPreds, 'news').filter((x) => x.acc < 0.9).sort((a, b) => a.acc - b.acc || (a.label < b.label ? -1 : 1));
+  console.log(`\nLabels under 90% on the news development set: ${newsLow.length}\n\n| label | sentences | accuracy | main confusion |\n|---|---:|---:|---|`);
+  for (const x of newsLow) console.log(row(x));
   const sentences = scoresOf(preds.filter((_, i) => held[i]!.set === 'sentences'), 'sentences');
   const withSentences = new Set(sentences.map((s) => s.label));
   // labels known from word lists only: their held-out words

@@ -1,10 +1,12 @@
 /**
  * The rules of the language-ID training text (scripts/lid-data.ts) that decide what a
  * label learns: parallel sources without their shared names and numbers, Cantonese by
- * content, and the register of each source in the model cards (issue 34).
+ * content, the register of each source in the model cards, UDHR headings and `und`
+ * declarations left out, the 1865 Serbian Bible left out, Serbian written in both scripts, and the news development
+ * set (issue 34).
  */
 import { describe, expect, it } from 'vitest';
-import { CANTONESE_CHARACTERS, hasDialectWord, PARALLEL_SOURCE, registerOf, withoutNamesAndNumbers } from '../../../scripts/lid-data.ts';
+import { CANTONESE_CHARACTERS, hasDialectWord, DIGRAPHIC, LEFT_OUT_FILES, NEWS_SOURCE, newsDevTexts, PARALLEL_SOURCE, registerOf, serbianLatin, udhrParagraphTrained, udhrTrained, withoutNamesAndNumbers, type Pool } from '../../../scripts/lid-data.ts';
 
 describe('language-ID training text', () => {
   it('drops names and numbers from a parallel source\'s line, keeping its first word', () => {
@@ -45,5 +47,37 @@ describe('language-ID training text', () => {
     expect(registerOf('udhr:arb')).toBe('legal (UDHR)');
     expect(registerOf('cv:sw')).toBe('speech prompts');
     expect(registerOf('text:ary_Arab/afrisenti-tweets')).toBe('tweets');
+  });
+  it('leaves out UDHR declarations without a language code', () => {
+    expect(udhrTrained({ code: '023', iso6393: 'und' })).toBe(false); // Jinan, which was und_Hans
+    expect(udhrTrained({ code: '062', iso6393: 'swh' })).toBe(false); // Chimwiini (UDHR_LEFT_OUT)
+    expect(udhrTrained({ code: 'cmn_hans', iso6393: 'cmn' })).toBe(true);
+  });
+  it('leaves out UDHR article headings and one-word headings, keeping paragraphs and titled headings', () => {
+    expect(udhrParagraphTrained('H4', 'Artículo 1')).toBe(false);
+    expect(udhrParagraphTrained('h3', 'Article 12')).toBe(false);
+    expect(udhrParagraphTrained('H3', 'Preambulo')).toBe(false);
+    expect(udhrParagraphTrained('H2', 'Declaración Universal de Derechos Humanos')).toBe(true);
+    // a paragraph is kept whatever it holds
+    expect(udhrParagraphTrained('P', 'Artículo 1')).toBe(true);
+    expect(udhrParagraphTrained('LI', 'Yudabu dasibi jabiaskadi akin, xinantidubuki.')).toBe(true);
+  });
+  it('leaves out the ijekavian 1865 Serbian Bible and writes the Cyrillic Serbian sentences in Latin too', () => {
+    expect(LEFT_OUT_FILES['srp_Latn/ebible']).toMatch(/ijekavian/);
+    expect(DIGRAPHIC.srp_Cyrl!.label).toBe('srp_Latn');
+    expect(serbianLatin('Ђинђић се још памти. Љубав, њега, џеп, ЉУБАВ, Џон, Шабац, Ћуприја, Жичка'))
+      .toBe('Đinđić se još pamti. Ljubav, njega, džep, LJUBAV, Džon, Šabac, Ćuprija, Žička');
+    // characters that are not Serbian Cyrillic letters are kept
+    expect(serbianLatin('Ђубре 2019, «ok»')).toBe('Đubre 2019, «ok»');
+  });
+  it('builds the news development set from the held-out lines of news sources only', () => {
+    expect(NEWS_SOURCE.test('ntrex128')).toBe(true);
+    expect(NEWS_SOURCE.test('ebible')).toBe(false);
+    const pool = (heldOut: string[], heldOutNews: string[]): Pool => ({ train: [], heldOut, heldOutNews, lexicon: [], lexiconHeldOut: [], sources: new Set(), parallel: new Set(), wordListEntries: 0 });
+    const pools = new Map([
+      ['bos_Latn', pool(['Član 1', 'Vlada je danas objavila novi plan.'], ['Vlada je danas objavila novi plan.'])],
+      ['cbs_Latn', pool(['Yudabu dasibi jabiaskadi akin.'], [])],
+    ]);
+    expect(newsDevTexts(pools)).toEqual([{ label: 'bos_Latn', text: 'Vlada je danas objavila novi plan.' }]);
   });
 });
