@@ -57,7 +57,10 @@ const complete = () => !a['keep-running'] && total >= expected;
 // an earlier run already wrote them all: no batch will come to say so (regression: a sink
 // restarted after the lines were written waited for batches for ever)
 if (complete()) {
-  process.stderr.write(`${a.job}: done, ${total} lines (all written before)\n`);
+  // "complete", as a run that writes the last text says (regression: a sink killed after
+  // it had written every text said "done" on restart, and the bulk test that kills it
+  // part-way failed on a fast machine)
+  process.stderr.write(`${a.job}: complete, ${total} texts, all written (or skipped) before this run, in ${Object.keys(cp.sizes).length} label files\n`);
   process.exit(0);
 }
 const { config, transport, codec, logger } = await connect();

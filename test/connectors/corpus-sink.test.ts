@@ -22,7 +22,7 @@ describe('corpus sink', () => {
     writeFileSync(join(out, '.checkpoint.json'), JSON.stringify({ offsets: { 0: 3 }, sizes: { eng_Latn: 6 }, written: [[0, 3]] }));
     const r = sink(['--job', 'j', '--out', out, '--expect', '3']);
     expect(r.status).toBe(0);
-    expect(r.stderr).toMatch(/j: done, 3 lines \(all written before\)/);
+    expect(r.stderr).toMatch(/j: complete, 3 texts, all written \(or skipped\) before this run, in 1 label files/);
     expect(readFileSync(join(out, 'eng_Latn.txt'), 'utf8')).toBe('a\nb\nc\n');
   });
 

@@ -310,7 +310,9 @@ describe.skipIf(!available)('bulk ingestion connectors over Kafka', () => {
     // ends when they are written
     const second = run('connectors/corpus-sink.ts', ['--job', 'j1', '--out', out]);
     expect(await exit(second)).toBe(0);
-    expect(stderrOf.get(second)).toMatch(/j1: complete, 3000 texts: 3000 written in \d+ label files, 0 skipped/);
+    // the first sink may have written every text before it was killed (a fast machine):
+    // then the second finds the job complete at once
+    expect(stderrOf.get(second)).toMatch(/j1: complete, 3000 texts(: 3000 written in \d+ label files, 0 skipped|, all written \(or skipped\) before this run)/);
     const files = readdirSync(out).filter((f) => f.endsWith('.txt'));
     const written = files.flatMap((f) => readFileSync(join(out, f), 'utf8').trim().split('\n'));
     expect(written.length).toBe(3000);
