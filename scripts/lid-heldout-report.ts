@@ -5,7 +5,8 @@
  * of NTREX-128, scripts/lid-data.ts newsDevTexts) with its labels under 90%, every label under 90% on held-out sentences with its
  * main confusion, and the labels known from word lists only with their held-out words, as
  * Markdown tables for docs/language-id.md and the issue's targets. With `--cards`, each
- * model card gets (replaces) a section with every label's held-out score.
+ * model card gets (replaces) a section with every label's held-out score and one with
+ * every label's news development score.
  *
  * Usage: `npm run report:lid [-- --repo DIR] [--cards]` (default: models/ of this checkout).
  * Reads the training text's held-out split (scripts/lid-data.ts); never lid-eval.
@@ -18,8 +19,17 @@ import { heldOutTexts, HELD_OUT_SETS, loadTrainingText, newsDevTexts } from './l
 import { createEngine } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { accuracy, expectedCalibrationError, macroF1, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
-/** Heading of the model card's section written by `--cards` (replaced on each run). */
+/** Headings of the model card's sections written by `--cards` (replaced on each run). */
 const CARD_SECTION = '## Held-out score per label';
+const NEWS_SECTION = '## News development set per label';
+
+/** `text` with the Markdown section under `heading` (up to the next `## `) replaced by `body`, or added at the end. */
+function replaceSection(text: string, heading: string, body: string): string {
+  const at = text.indexOf(heading);
+  const before = at >= 0 ? text.slice(0, at) : text;
+  const after = at >= 0 ? text.slice(at + heading.length).replace(/^[\s\S]*?(?=\n## |$)/, '') : '';
+  return `${before.trimEnd()}\n\n${heading}\n\n${body}\n${after}`;
+}
 
 const { values } = parseArgs({ options: { repo: { type: 'string' }, cards: { type: 'boolean', default: false } } });
 const repo = values.repo ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'models');
@@ -80,12 +90,13 @@ for (const model of ['lid-neural-608', 'lid-lite-608']) {
   for (const x of words.sort((a, b) => a.acc - b.acc || (a.label < b.label ? -1 : 1))) console.log(row(x));
   const card = join(repo, model, 'card.md');
   if (values.cards && existsSync(card)) {
-    const text = readFileSync(card, 'utf8');
-    const at = text.indexOf(CARD_SECTION);
-    const before = at >= 0 ? text.slice(0, at) : text;
-    const after = at >= 0 ? text.slice(at + CARD_SECTION.length).replace(/^[\s\S]*?(?=\n## |$)/, '') : '';
     const all = [...sentences, ...words].sort((a, b) => (a.label < b.label ? -1 : 1));
-    writeFileSync(card, `${before.trimEnd()}\n\n${CARD_SECTION}\n\nThe service's answers (second stage included, coverage mode) on each label's held-out sentences, or, for a label known from word lists only, its held-out words (\`npm run report:lid -- --cards\`).\n\n| label | held-out set | texts | right | main confusion (count) |\n|---|---|---:|---:|---|\n${all.map((x) => `| ${x.label} | ${x.set} | ${x.texts} | ${(100 * x.acc).toFixed(0)}% | ${x.main ? `${x.main} (${x.n})` : '–'} |`).join('\n')}\n${after}`);
+    const cell = (x: LabelScore) => `| ${x.label} | ${x.set} | ${x.texts} | ${(100 * x.acc).toFixed(0)}% | ${x.main ? `${x.main} (${x.n})` : '–'} |`;
+    const header = '| label | held-out set | texts | right | main confusion (count) |\n|---|---|---:|---:|---|';
+    let text = replaceSection(readFileSync(card, 'utf8'), CARD_SECTION, `The service's answers (second stage included, coverage mode) on each label's held-out sentences, or, for a label known from word lists only, its held-out words (\`npm run report:lid -- --cards\`).\n\n${header}\n${all.map(cell).join('\n')}`);
+    const newsAll = scoresOf(newsPreds, 'news').sort((a, b) => (a.label < b.label ? -1 : 1));
+    text = replaceSection(text, NEWS_SECTION, `The service's answers (coverage mode) on the news development set: the held-out documents of each label's NTREX-128 file (the last tenth; scripts/lid-data.ts newsDevTexts), ${newsPreds.length} sentences of ${newsAll.length} labels, accuracy ${(100 * accuracy(newsPreds)).toFixed(1)} %, macro-F1 ${(100 * macroF1(newsPreds)).toFixed(1)}.\n\n${header}\n${newsAll.map(cell).join('\n')}`);
+    writeFileSync(card, text);
     console.log(`wrote ${card}`);
   }
 }
