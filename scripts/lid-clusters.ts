@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import * as ort from 'onnxruntime-node';
 import { heldOutTexts, newsDevTexts, snippet, type Pool } from './lid-data.ts';
 import { noisyVariant } from './lid-noise.ts';
+import { replaceCardSection } from './model-card.ts';
 import { rng } from './rng.ts';
 import { gzipSync } from 'node:zlib';
 import { CLUSTERS_FILE, clusterFeatures, loadClusterStages, refineWithClusters, type ClusterFile, type ClusterSpec } from '../services/capabilities/language-id/clusters.ts';
@@ -229,9 +230,7 @@ export async function writeClusterStages(repo: string, name: string, pools: Read
   }
   const card = join(repo, name, 'card.md');
   if (existsSync(card)) {
-    const text = readFileSync(card, 'utf8');
-    const at = text.indexOf(CARD_SECTION);
-    writeFileSync(card, `${(at >= 0 ? text.slice(0, at) : text).trimEnd()}\n\n${CARD_SECTION}\n\nA log-linear classifier per group of related languages over each member's ${WORDS_PER_MEMBER} most frequent words and ${PAIRS_PER_MEMBER} most frequent word pairs, trained on the group's training text only, re-ranks the group's members when the first stage's answer is one of them (services/capabilities/language-id/clusters.ts, scripts/lid-clusters.ts, file ${CLUSTERS_FILE}). λ is chosen on the held-out split; a group is kept when it adds right answers for at least ${100 * MIN_GAIN}% of the held-out texts answered in it and gets no fewer of the project's check sentences (scripts/lid-cluster-check.tsv) and of the news development texts (the held-out documents of NTREX-128 of its members) right. The held-out split and the check sentences are the same as above.\n\n${report.map((l) => `- ${l.slice(name.length + 1)}`).join('\n')}\n`);
+    writeFileSync(card, replaceCardSection(readFileSync(card, 'utf8'), CARD_SECTION, `A log-linear classifier per group of related languages over each member's ${WORDS_PER_MEMBER} most frequent words and ${PAIRS_PER_MEMBER} most frequent word pairs, trained on the group's training text only, re-ranks the group's members when the first stage's answer is one of them (services/capabilities/language-id/clusters.ts, scripts/lid-clusters.ts, file ${CLUSTERS_FILE}). λ is chosen on the held-out split; a group is kept when it adds right answers for at least ${100 * MIN_GAIN}% of the held-out texts answered in it and gets no fewer of the project's check sentences (scripts/lid-cluster-check.tsv) and of the news development texts (the held-out documents of NTREX-128 of its members) right. The held-out split and the check sentences are the same as above.\n\n${report.map((l) => `- ${l.slice(name.length + 1)}`).join('\n')}`));
   }
   const file = join(repo, name, CLUSTERS_FILE);
   if (kept.length > 0) writeFileSync(file, gzipSync(JSON.stringify({ version: 1, clusters: kept } satisfies ClusterFile) + '\n', { level: 9 }));

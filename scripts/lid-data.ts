@@ -298,9 +298,11 @@ export function loadTrainingText(): TrainingText {
    * {@link PARALLEL_SOURCE} kept in file order, the last (whole documents).
    */
   function addFile(label: string, file: string, source: string, cap: number): void {
-    if (source.slice(source.indexOf(':') + 1) in LEFT_OUT_FILES) return;
+    if (Object.hasOwn(LEFT_OUT_FILES, source.slice(source.indexOf(':') + 1))) return;
     const all = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim().length > 0 && hasDialectWord(label, l));
-    const parallel = PARALLEL_SOURCE.test(source.slice(source.lastIndexOf('/') + 1));
+    const fileName = source.slice(source.lastIndexOf('/') + 1);
+    const parallel = PARALLEL_SOURCE.test(fileName);
+    const news = NEWS_SOURCE.test(fileName);
     const lines = parallel && all.length <= cap ? all : shuffle(all, rand).slice(0, cap);
     const groups = new Map<string, string[]>([[label, []]]);
     for (const l of lines) {
@@ -315,7 +317,7 @@ export function loadTrainingText(): TrainingText {
       p.sources.add(source);
       const held = parallel ? ls.slice(ls.length - nHeld) : ls.slice(0, nHeld);
       p.heldOut.push(...held);
-      if (NEWS_SOURCE.test(source.slice(source.lastIndexOf('/') + 1))) p.heldOutNews.push(...held);
+      if (news) p.heldOutNews.push(...held);
       const trained = parallel ? ls.slice(0, ls.length - nHeld) : ls.slice(nHeld);
       for (const l of trained) {
         p.train.push(l);

@@ -16,6 +16,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { heldOutTexts, HELD_OUT_SETS, loadTrainingText, newsDevTexts } from './lid-data.ts';
+import { replaceCardSection } from './model-card.ts';
 import { createEngine } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { accuracy, expectedCalibrationError, macroF1, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
@@ -23,13 +24,6 @@ import { accuracy, expectedCalibrationError, macroF1, type Prediction } from '..
 const CARD_SECTION = '## Held-out score per label';
 const NEWS_SECTION = '## News development set per label';
 
-/** `text` with the Markdown section under `heading` (up to the next `## `) replaced by `body`, or added at the end. */
-function replaceSection(text: string, heading: string, body: string): string {
-  const at = text.indexOf(heading);
-  const before = at >= 0 ? text.slice(0, at) : text;
-  const after = at >= 0 ? text.slice(at + heading.length).replace(/^[\s\S]*?(?=\n## |$)/, '') : '';
-  return `${before.trimEnd()}\n\n${heading}\n\n${body}\n${after}`;
-}
 
 const { values } = parseArgs({ options: { repo: { type: 'string' }, cards: { type: 'boolean', default: false } } });
 const repo = values.repo ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'models');
@@ -93,9 +87,9 @@ for (const model of ['lid-neural-608', 'lid-lite-608']) {
     const all = [...sentences, ...words].sort((a, b) => (a.label < b.label ? -1 : 1));
     const cell = (x: LabelScore) => `| ${x.label} | ${x.set} | ${x.texts} | ${(100 * x.acc).toFixed(0)}% | ${x.main ? `${x.main} (${x.n})` : '–'} |`;
     const header = '| label | held-out set | texts | right | main confusion (count) |\n|---|---|---:|---:|---|';
-    let text = replaceSection(readFileSync(card, 'utf8'), CARD_SECTION, `The service's answers (second stage included, coverage mode) on each label's held-out sentences, or, for a label known from word lists only, its held-out words (\`npm run report:lid -- --cards\`).\n\n${header}\n${all.map(cell).join('\n')}`);
+    let text = replaceCardSection(readFileSync(card, 'utf8'), CARD_SECTION, `The service's answers (second stage included, coverage mode) on each label's held-out sentences, or, for a label known from word lists only, its held-out words (\`npm run report:lid -- --cards\`).\n\n${header}\n${all.map(cell).join('\n')}`);
     const newsAll = scoresOf(newsPreds, 'news').sort((a, b) => (a.label < b.label ? -1 : 1));
-    text = replaceSection(text, NEWS_SECTION, `The service's answers (coverage mode) on the news development set: the held-out documents of each label's NTREX-128 file (the last tenth; scripts/lid-data.ts newsDevTexts), ${newsPreds.length} sentences of ${newsAll.length} labels, accuracy ${(100 * accuracy(newsPreds)).toFixed(1)} %, macro-F1 ${(100 * macroF1(newsPreds)).toFixed(1)}.\n\n${header}\n${newsAll.map(cell).join('\n')}`);
+    text = replaceCardSection(text, NEWS_SECTION, `The service's answers (coverage mode) on the news development set: the held-out documents of each label's NTREX-128 file (the last tenth; scripts/lid-data.ts newsDevTexts), ${newsPreds.length} sentences of ${newsAll.length} labels, accuracy ${(100 * accuracy(newsPreds)).toFixed(1)} %, macro-F1 ${(100 * macroF1(newsPreds)).toFixed(1)}.\n\n${header}\n${newsAll.map(cell).join('\n')}`);
     writeFileSync(card, text);
     console.log(`wrote ${card}`);
   }
