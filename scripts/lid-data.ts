@@ -496,6 +496,29 @@ export function newsDevTexts(pools: ReadonlyMap<string, Pool>): Array<{ label: s
 }
 
 /**
+ * Words and word pairs of the news development set, as the web test sets cut them (one
+ * word of at least 5 characters; two adjacent words of at least 10 characters together;
+ * punctuation around a word removed): for each held-out news line of {@link newsDevTexts}
+ * one of each where the line has one, drawn with a fixed seed. The short-text side of the
+ * development set: most labels' training text holds few of a news text's rarer words.
+ */
+export function newsDevShortTexts(pools: ReadonlyMap<string, Pool>): Array<{ set: 'news words' | 'news word pairs'; label: string; text: string }> {
+  const r = rng(31);
+  const out: Array<{ set: 'news words' | 'news word pairs'; label: string; text: string }> = [];
+  const clean = (w: string) => w.replace(/^[^\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+$/gu, '');
+  for (const [label, p] of pools) {
+    for (const line of p.heldOutNews.slice(0, 100)) {
+      const words = line.split(/\s+/).map(clean).filter((w) => /^[\p{L}\p{M}]+$/u.test(w));
+      const long = words.filter((w) => [...w].length >= 5);
+      if (long.length > 0) out.push({ set: 'news words', label, text: long[Math.floor(r() * long.length)]! });
+      const pairs = words.slice(1).map((w, i) => `${words[i]} ${w}`).filter((t) => [...t].length >= 11);
+      if (pairs.length > 0) out.push({ set: 'news word pairs', label, text: pairs[Math.floor(r() * pairs.length)]! });
+    }
+  }
+  return out;
+}
+
+/**
  * The register of a training source (the `sources` entries of a {@link Pool}): what kind
  * of text it is, which is what a model may learn instead of the language when a label's
  * text comes from one register only.

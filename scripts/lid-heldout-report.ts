@@ -2,7 +2,8 @@
  * The held-out figures of the installed language-ID models as the service answers
  * (first stage, then the second stage of confusable clusters): accuracy, macro-F1 and
  * ECE (15 bins) per held-out set and on the news development set (the held-out documents
- * of NTREX-128, scripts/lid-data.ts newsDevTexts) with its labels under 90%, every label under 90% on held-out sentences with its
+ * of NTREX-128, scripts/lid-data.ts newsDevTexts; and one word and one word pair of each of its
+ * sentences, newsDevShortTexts) with its labels under 90%, every label under 90% on held-out sentences with its
  * main confusion, and the labels known from word lists only with their held-out words, as
  * Markdown tables for docs/language-id.md and the issue's targets. With `--cards`, each
  * model card gets (replaces) a section with every label's held-out score and one with
@@ -15,7 +16,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { heldOutTexts, HELD_OUT_SETS, loadTrainingText, newsDevTexts } from './lid-data.ts';
+import { heldOutTexts, HELD_OUT_SETS, loadTrainingText, newsDevShortTexts, newsDevTexts } from './lid-data.ts';
 import { replaceCardSection } from './model-card.ts';
 import { createEngine } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { accuracy, expectedCalibrationError, macroF1, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
@@ -30,6 +31,7 @@ const repo = values.repo ?? join(dirname(fileURLToPath(import.meta.url)), '..', 
 const { pools } = loadTrainingText();
 const held = heldOutTexts(pools);
 const news = newsDevTexts(pools);
+const newsShort = newsDevShortTexts(pools);
 const engine = createEngine({ repository: repo, executionProvider: 'cpu', intraOpThreads: 1 });
 
 /** A label's score on one held-out set: accuracy and its most frequent wrong answer. */
@@ -70,6 +72,11 @@ for (const model of ['lid-neural-608', 'lid-lite-608']) {
     console.log(`| ${set} | ${p.length} | ${(100 * accuracy(p)).toFixed(1)}% | ${(100 * macroF1(p)).toFixed(1)} | ${(100 * expectedCalibrationError(p)).toFixed(1)}% |`);
   }
   console.log(`| news development (NTREX-128 held-out documents, ${new Set(news.map((n) => n.label)).size} labels) | ${newsPreds.length} | ${(100 * accuracy(newsPreds)).toFixed(1)}% | ${(100 * macroF1(newsPreds)).toFixed(1)} | ${(100 * expectedCalibrationError(newsPreds)).toFixed(1)}% |`);
+  const shortPreds = await answers(model, newsShort);
+  for (const set of ['news word pairs', 'news words'] as const) {
+    const p = shortPreds.filter((_, i) => newsShort[i]!.set === set);
+    console.log(`| ${set} (one per news development sentence) | ${p.length} | ${(100 * accuracy(p)).toFixed(1)}% | ${(100 * macroF1(p)).toFixed(1)} | ${(100 * expectedCalibrationError(p)).toFixed(1)}% |`);
+  }
   const newsLow = scoresOf(newsPreds, 'news').filter((x) => x.acc < 0.9).sort((a, b) => a.acc - b.acc || (a.label < b.label ? -1 : 1));
   console.log(`\nLabels under 90% on the news development set: ${newsLow.length}\n\n| label | sentences | accuracy | main confusion |\n|---|---:|---:|---|`);
   for (const x of newsLow) console.log(row(x));

@@ -6,7 +6,7 @@
  * set (issue 34).
  */
 import { describe, expect, it } from 'vitest';
-import { CANTONESE_CHARACTERS, hasDialectWord, DIGRAPHIC, LEFT_OUT_FILES, NEWS_SOURCE, newsDevTexts, PARALLEL_SOURCE, registerOf, serbianLatin, udhrParagraphTrained, udhrTrained, withoutNamesAndNumbers, type Pool } from '../../../scripts/lid-data.ts';
+import { CANTONESE_CHARACTERS, hasDialectWord, DIGRAPHIC, LEFT_OUT_FILES, NEWS_SOURCE, newsDevShortTexts, newsDevTexts, PARALLEL_SOURCE, registerOf, serbianLatin, udhrParagraphTrained, udhrTrained, withoutNamesAndNumbers, type Pool } from '../../../scripts/lid-data.ts';
 
 describe('language-ID training text', () => {
   it('drops names and numbers from a parallel source\'s line, keeping its first word', () => {
@@ -79,5 +79,21 @@ describe('language-ID training text', () => {
       ['cbs_Latn', pool(['Yudabu dasibi jabiaskadi akin.'], [])],
     ]);
     expect(newsDevTexts(pools)).toEqual([{ label: 'bos_Latn', text: 'Vlada je danas objavila novi plan.' }]);
+  });
+  it('cuts the news development sentences into one word and one word pair each, as the web test sets do', () => {
+    const pool = (heldOut: string[], heldOutNews: string[]): Pool => ({ train: [], heldOut, heldOutNews, lexicon: [], lexiconHeldOut: [], sources: new Set(), parallel: new Set(), wordListEntries: 0 });
+    const pools = new Map([
+      ['bos_Latn', pool([], ['Vlada je danas objavila "novi" plan.', 'Da, 2024.'])],
+      ['cbs_Latn', pool(['Yudabu dasibi jabiaskadi akin.'], [])],
+    ]);
+    const short = newsDevShortTexts(pools);
+    // the second line has no word of 5 letters and no pair of 10: it gives nothing
+    expect(short.map((s) => [s.set, s.label])).toEqual([['news words', 'bos_Latn'], ['news word pairs', 'bos_Latn']]);
+    const [word, pair] = short.map((s) => s.text);
+    expect(['Vlada', 'danas', 'objavila']).toContain(word);
+    expect(['Vlada je', 'je danas', 'danas objavila', 'objavila novi', 'novi plan']).toContain(pair);
+    expect([...pair!.replace(' ', '')].length).toBeGreaterThanOrEqual(10);
+    // the same texts every time (fixed seed)
+    expect(newsDevShortTexts(pools)).toEqual(short);
   });
 });
