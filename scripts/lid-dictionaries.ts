@@ -29,6 +29,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rng } from './rng.ts';
+import { shuffle } from './lid-data.ts';
 import { RELATED_LANGUAGES } from '../services/capabilities/language-id/evaluation.ts';
 
 /** A dictionary package for a label: the npm package, the licence it is used under, and whether it is read without affix expansion. */
@@ -87,11 +88,5 @@ export function dictionaryForms(label: string): string[] {
     words = Object.keys(nspell({ aff: readFileSync(join(dir, 'index.aff')), dic }).data);
   }
   const forms = [...new Set(words.map((w) => w.normalize('NFC')).filter(isDictionaryForm))].sort();
-  if (forms.length <= MAX_FORMS) return forms;
-  const r = rng(7);
-  for (let i = forms.length - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [forms[i], forms[j]] = [forms[j]!, forms[i]!];
-  }
-  return forms.slice(0, MAX_FORMS);
+  return forms.length <= MAX_FORMS ? forms : shuffle(forms, rng(7)).slice(0, MAX_FORMS);
 }
