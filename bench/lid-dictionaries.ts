@@ -1,6 +1,6 @@
 /**
- * The spelling-dictionary experiment of the language-ID models (docs/language-id.md,
- * "Spelling dictionaries"): one model name and model repositories, the committed
+ * The training-option experiments of the language-ID models (docs/language-id.md,
+ * "Spelling dictionaries", "More one- and two-word examples"): one model name and model repositories, the committed
  * `models/` first as the baseline, each scored in the same run on the news development
  * set (scripts/lid-data.ts newsDevTexts, newsDevShortTexts) and the held-out sentences
  * and words, split into the labels with a dictionary (scripts/lid-dictionaries.ts

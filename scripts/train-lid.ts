@@ -28,9 +28,9 @@
  *
  * Then the second stage of each confusable cluster (scripts/lid-clusters.ts).
  *
- * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N] [--out DIR] [--lexicon-share X] [--noise X] [--dim N] [--buckets-log2 N] [--dictionary-share X]`
+ * Usage: `npm run train:lid [-- --only lid-lite-608] [--epochs N] [--out DIR] [--lexicon-share X] [--noise X] [--dim N] [--buckets-log2 N] [--dictionary-share X] [--short-share X]`
  * (`--out`: the model repository to write, default `models/`; `--lexicon-share`: see
- * LEXICON_SHARE; `--noise`: see NOISE_SHARE; `--dictionary-share`: see DICTIONARY_SHARE). A run with `--only` trains that plan exactly as a full run does.
+ * LEXICON_SHARE; `--noise`: see NOISE_SHARE; `--dictionary-share`: see DICTIONARY_SHARE; `--short-share`: see SHORT_SHARE). A run with `--only` trains that plan exactly as a full run does.
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -88,6 +88,8 @@ const { values: args } = parseArgs({ options: {
   noise: { type: 'string' },
   /** overrides DICTIONARY_SHARE */
   'dictionary-share': { type: 'string' },
+  /** overrides SHORT_SHARE */
+  'short-share': { type: 'string' },
   /** overrides the embedding dimension of the plan(s) trained (an experiment; the committed models use the plans') */
   dim: { type: 'string' },
   /** overrides the number of hash buckets of the plan(s) trained, as a power of two */
@@ -172,6 +174,18 @@ function lexiconExamplesOf(plan: ModelPlan, p: Pool): number {
 function dictionaryExamplesOf(plan: ModelPlan, label: string): number {
   return dictionaries.has(label) ? Math.round(DICTIONARY_SHARE * examplesOf(plan, pools.get(label)!)) : 0;
 }
+/**
+ * Share of running-text examples that are one word or two words (half each); the rest
+ * are whole lines (two thirds) and 20–60 character fragments (one third). 0.4 for the
+ * committed models (lines 40 %, words 20 %, pairs 20 %, fragments 20 %).
+ */
+const SHORT_SHARE = args['short-share'] === undefined ? 0.4 : Number(args['short-share']);
+if (!(SHORT_SHARE >= 0 && SHORT_SHARE <= 1)) throw new Error(`--short-share must be a number in [0, 1], got ${args['short-share']}`);
+/** Upper bounds of a uniform draw for the kinds line, word, pair (then fragment); exactly 0.4 / 0.6 / 0.8 at the default. */
+const KIND_BOUNDS: readonly [number, number, number] = args['short-share'] === undefined ? [0.4, 0.6, 0.8]
+  : [(1 - SHORT_SHARE) * 2 / 3, (1 - SHORT_SHARE) * 2 / 3 + SHORT_SHARE / 2, (1 - SHORT_SHARE) * 2 / 3 + SHORT_SHARE];
+/** A share as a percentage for the model card (at most one decimal). */
+const pct = (x: number) => String(Math.round(1000 * x) / 10);
 /** Share of a parallel source's training examples drawn without names and numbers (scripts/lid-data.ts PARALLEL_SOURCE). */
 const PARALLEL_MASK_SHARE = 0.5;
 function makeExamples(plan: ModelPlan, r: () => number): Example[] {
@@ -184,7 +198,7 @@ function makeExamples(plan: ModelPlan, r: () => number): Example[] {
       let line = p.train[Math.floor(r() * p.train.length)]!;
       if (p.parallel.has(line) && r() < PARALLEL_MASK_SHARE) line = withoutNamesAndNumbers(line);
       const u = r();
-      const kind = u < 0.4 ? 0 : u < 0.6 ? 1 : u < 0.8 ? 2 : 3;
+      const kind = u < KIND_BOUNDS[0] ? 0 : u < KIND_BOUNDS[1] ? 1 : u < KIND_BOUNDS[2] ? 2 : 3;
       let text = snippet(line, kind, r);
       // no random draw when there is no noise, so --noise 0 trains the model it trained before
       if (NOISE_SHARE > 0 && label !== NO_LANGUAGE_LABEL && r() < NOISE_SHARE) text = noisyVariant(text, label, r);
@@ -426,7 +440,7 @@ Trained by \`npm run train:lid\` (scripts/train-lid.ts), seed fixed.
 - Labels come from the data (a folder of ../shared/data/corpora/text is a label). The least text a label needs: ${MIN_TRAIN_LINES} training and ${MIN_HELD_OUT_LINES} held-out lines of running text, or a word list (\`*.words.txt\`: GATITOS, WikiPron) of ${MIN_WORD_LIST} entries. ${[...pools.values()].filter((p) => p.train.length === 0).length} labels are known from word lists only: they are trained on words and pairs of words, never as sentences, held out as words, and are weak on long text. Withheld (enough text, not trained; scripts/lid-data.ts WITHHELD): ${Object.entries(WITHHELD).map(([l, why]) => `${l}: ${why}`).join('; ') || 'none'}.
 - Register guard: NTREX-128 news and the Bible translations are the same text in every language; their held-out lines are the last tenth of each file (whole documents and books), and ${100 * PARALLEL_MASK_SHARE}% of their training examples lose names and numbers (scripts/lid-data.ts withoutNamesAndNumbers). Common Voice zh-HK and the Cantonese corpus are labelled by content: a line without a character only written Cantonese uses (scripts/lid-data.ts CANTONESE_CHARACTERS) is standard written Chinese, cmn_Hant.
 - Historical and liturgical languages: Coptic (cop_Copt) and Gothic (got_Goth), the only writers of their scripts, and Latin are trained; the others are withheld (above).
-- Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples of running text, clamped to ${plan.perLabel.min}–${plan.perLabel.max}, each the whole line (40%), one word (20%), two words (20%) or a 20–60 character fragment (20%); plus, for a label with a CLDR lexicon, ${LEXICON_SHARE} × as many lexicon examples (an entry, or one word of a multi-word entry 40% of the time; English entries with a word that occurs in the no-language class's code lines are left out), and the no-language class (1 + ${LEXICON_SHARE}) × its examples. ${100 * NOISE_SHARE}% of each language's running-text examples are made noisy as web text is (scripts/lid-noise.ts): without diacritics (Latin and Greek script), or, for half of them where the language has a legacy Windows code page (1250, 1254, 1257), in that code page read as Windows-1252 (Turkish \`yılında\` → \`yýlýnda\`).
+- Training: ${args.epochs ?? plan.epochs} epochs of SGD (linearly decaying learning rate from ${plan.lr}); per label and epoch ${plan.perLabel.k}·√(training lines) examples of running text, clamped to ${plan.perLabel.min}–${plan.perLabel.max}, each the whole line (${pct(KIND_BOUNDS[0])}%), one word (${pct(KIND_BOUNDS[1] - KIND_BOUNDS[0])}%), two words (${pct(KIND_BOUNDS[2] - KIND_BOUNDS[1])}%) or a 20–60 character fragment (${pct(1 - KIND_BOUNDS[2])}%); plus, for a label with a CLDR lexicon, ${LEXICON_SHARE} × as many lexicon examples (an entry, or one word of a multi-word entry 40% of the time; English entries with a word that occurs in the no-language class's code lines are left out), and the no-language class (1 + ${LEXICON_SHARE}) × its examples. ${100 * NOISE_SHARE}% of each language's running-text examples are made noisy as web text is (scripts/lid-noise.ts): without diacritics (Latin and Greek script), or, for half of them where the language has a legacy Windows code page (1250, 1254, 1257), in that code page read as Windows-1252 (Turkish \`yılında\` → \`yýlýnda\`).
 - Logit adjustment (Menon et al. 2021): τ = ${tau} × log(training share of the label) subtracted from each label's bias, τ chosen by held-out macro-F1, so that coverage mode favours no label for having more training text.
 - Calibration: temperature scaling by text length (characters → temperature: ${calibration.map((b) => `${b.maxChars === null ? 'longer' : `≤ ${b.maxChars}`} → ${b.temperature}`).join(', ')}), each fitted by negative log-likelihood on the held-out texts of that length.
 - Held-out split (every 5th UDHR paragraph; 10% of each corpus file, at most 300 lines; up to 100 lines per label; fragments, word pairs and words are drawn from the same held-out lines; and 10% of each CLDR lexicon, at most 300 entries, up to 100 per label in the last row, which calibration and τ do not use; the last two rows are the held-out sentences that lose a diacritic or change in their legacy code page, made noisy that way, also reported only). ECE: 15 equal-width bins.
