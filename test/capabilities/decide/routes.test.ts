@@ -163,7 +163,15 @@ describe('a decision past its deadline', () => {
       expect(results.filter((x) => x.answers === undefined).map((x) => `${x.status} ${x.code}`)).toEqual(Array(32 - answered).fill('504 DEADLINE_EXCEEDED'));
       expect(answered).toBeLessThan(32);
       expect(r.body.usage).toEqual({ decisions: 64 * answered });
-      await until(async () => (await expired()) - before >= 1, UNTIL_MIN_MS, 'running cases stopped at their deadline');
+      try {
+        await until(async () => (await expired()) - before >= 1, UNTIL_MIN_MS, 'running cases stopped at their deadline');
+      } catch (err) {
+        // the counters that say where the cases went instead (a failure on CI did not reproduce locally)
+        const counts = (await metricsRegistry.getMetricsAsJSON())
+          .filter((x) => ['lmstream_stopped_items_total', 'lmstream_expired_items_total', 'lmstream_cancelled_items_total'].includes(x.name))
+          .map((x) => `${x.name} ${JSON.stringify(x.values.map((v) => [v.labels, v.value]))}`);
+        throw new Error(`${(err as Error).message}; answered ${answered} of 32; ${counts.join('; ')}`, { cause: err });
+      }
     } finally { await short.close(); }
   });
 });
