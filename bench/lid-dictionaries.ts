@@ -13,6 +13,7 @@
 import { heldOutTexts, loadTrainingText, newsDevShortTexts, newsDevTexts } from '../scripts/lid-data.ts';
 import { createEngine } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { DICTIONARIES } from '../scripts/lid-dictionaries.ts';
+import { modelAnswers } from '../scripts/lid-answers.ts';
 
 const [model, ...others] = process.argv.slice(2);
 if (!model) throw new Error('usage: npx tsx bench/lid-dictionaries.ts MODEL [DIR...]');
@@ -33,15 +34,12 @@ for (const repo of repos) {
   let stolen = 0;
   for (const [name, texts] of Object.entries(sets)) {
     let okD = 0, nD = 0, okO = 0;
-    for (let i = 0; i < texts.length; i += 256) {
-      const batch = texts.slice(i, i + 256);
-      const out = await engine.run(model, batch.map((h) => ({ text: h.text, model, mode: 'coverage' as const, topK: 1, candidates: null })));
-      out.forEach((o, k) => {
-        const gold = batch[k]!.label, answer = o.output!.label, right = answer === gold ? 1 : 0;
-        if (dict.has(gold)) { nD++; okD += right; } else okO += right;
-        if (name === 'news words' && !right && dict.has(answer)) stolen++;
-      });
-    }
+    const out = await modelAnswers(engine, model, texts.map((t) => t.text), 'coverage');
+    out.forEach(({ label: answer }, k) => {
+      const gold = texts[k]!.label, right = answer === gold ? 1 : 0;
+      if (dict.has(gold)) { nD++; okD += right; } else okO += right;
+      if (name === 'news words' && !right && dict.has(answer)) stolen++;
+    });
     cells.push(`${pct(okD + okO, texts.length)} / ${pct(okD, nD)} / ${pct(okO, texts.length - nD)} %`);
   }
   console.log(`| ${repo} | ${cells.join(' | ')} | ${stolen} |`);

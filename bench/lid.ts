@@ -36,6 +36,7 @@ import * as ort from 'onnxruntime-node';
 import { createEngine, lidFeeds, planRows, readLidModel } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { CLUSTERS_FILE } from '../services/capabilities/language-id/clusters.ts';
 import { ModelRepository } from '../services/models/repository.ts';
+import { modelAnswers } from '../scripts/lid-answers.ts';
 import type { LanguageIdInput } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { accuracy, clusterFigures, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
@@ -107,17 +108,6 @@ function loadSet(name: string): Item[] {
 const lang = (label: string) => label.split('_')[0]!;
 const pct = (x: number) => (100 * x).toFixed(1);
 
-/** Runs one of our models over texts in micro-batches of 256. */
-async function runOurs(engine: ReturnType<typeof createEngine>, model: string, texts: string[], mode: 'traffic' | 'coverage'): Promise<Array<{ label: string; confidence: number }>> {
-  const out: Array<{ label: string; confidence: number }> = [];
-  for (let i = 0; i < texts.length; i += 256) {
-    const batch: LanguageIdInput[] = texts.slice(i, i + 256).map((text) => ({ text, model, mode, topK: 1, candidates: null }));
-    const res = await engine.run(model, batch);
-    for (const r of res) out.push(r.output ? { label: r.output.label, confidence: r.output.confidence } : { label: 'error', confidence: 0 });
-  }
-  return out;
-}
-
 /**
  * A model repository with the language-ID models as installed but without their second
  * stage (services/capabilities/language-id/clusters.ts): every file of each model folder
@@ -173,10 +163,10 @@ async function main(): Promise<void> {
     const ours = new Map<string, Prediction[]>();
     for (const model of MODELS) {
       for (const mode of ['coverage', 'traffic'] as const) {
-        const res = await runOurs(engine, model, texts, mode);
+        const res = await modelAnswers(engine, model, texts, mode);
         ours.set(`${model} ${mode}`, res.map((r, i) => ({ gold: items[i]!.label, predicted: r.label, confidence: r.confidence })));
       }
-      const first = await runOurs(firstStage, model, texts, 'coverage');
+      const first = await modelAnswers(firstStage, model, texts, 'coverage');
       ours.set(`${model} coverage, first stage only`, first.map((r, i) => ({ gold: items[i]!.label, predicted: r.label, confidence: r.confidence })));
     }
     const others = new Map<string, Prediction[]>();
@@ -231,7 +221,7 @@ async function main(): Promise<void> {
   for (const text of SHORT_TEXTS) {
     const cells: string[] = [];
     for (const model of MODELS) for (const mode of ['coverage', 'traffic'] as const) {
-      const [a] = await runOurs(engine, model, [text], mode);
+      const [a] = await modelAnswers(engine, model, [text], mode);
       cells.push(`${a!.label} ${a!.confidence.toFixed(2)}`);
     }
     const f = await fastText.identify(text);

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { heldOutTexts, HELD_OUT_SETS, loadTrainingText, newsDevShortTexts, newsDevTexts } from './lid-data.ts';
 import { replaceCardSection } from './model-card.ts';
+import { modelAnswers } from './lid-answers.ts';
 import { createEngine } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { accuracy, expectedCalibrationError, macroF1, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
@@ -51,15 +52,10 @@ function scoresOf(preds: Prediction[], set: string): LabelScore[] {
 }
 const row = (x: LabelScore) => `| ${x.label} | ${x.texts} | ${(100 * x.acc).toFixed(0)}% | ${x.main ? `${x.main} (${x.n})` : '–'} |`;
 
-/** The service's answers (coverage mode) to labelled texts, in micro-batches of 256. */
+/** The service's answers (coverage mode) to labelled texts. */
 async function answers(model: string, texts: ReadonlyArray<{ label: string; text: string }>): Promise<Prediction[]> {
-  const preds: Prediction[] = [];
-  for (let i = 0; i < texts.length; i += 256) {
-    const batch = texts.slice(i, i + 256);
-    const out = await engine.run(model, batch.map((h) => ({ text: h.text, model, mode: 'coverage' as const, topK: 1, candidates: null })));
-    out.forEach((o, k) => preds.push({ gold: batch[k]!.label, predicted: o.output!.label, confidence: o.output!.confidence }));
-  }
-  return preds;
+  const out = await modelAnswers(engine, model, texts.map((t) => t.text), 'coverage');
+  return out.map((o, i) => ({ gold: texts[i]!.label, predicted: o.label, confidence: o.confidence }));
 }
 
 for (const model of ['lid-neural-608', 'lid-lite-608']) {

@@ -8,6 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { CANTONESE_CHARACTERS, hasDialectWord, DIGRAPHIC, LEFT_OUT_FILES, NEWS_SOURCE, newsDevShortTexts, newsDevTexts, PARALLEL_SOURCE, registerOf, serbianLatin, udhrParagraphTrained, udhrTrained, withoutNamesAndNumbers, type Pool } from '../../../scripts/lid-data.ts';
 
+/** A pool with only held-out lines (and the news ones among them). */
+const pool = (heldOut: string[], heldOutNews: string[]): Pool => ({ train: [], heldOut, heldOutNews, lexicon: [], lexiconHeldOut: [], sources: new Set(), parallel: new Set(), wordListEntries: 0 });
+
 describe('language-ID training text', () => {
   it('drops names and numbers from a parallel source\'s line, keeping its first word', () => {
     expect(withoutNamesAndNumbers('Waziri Mkuu Boris Johnson alisema watu 2,000 walikufa mwaka 2019 huko London.'))
@@ -73,7 +76,6 @@ describe('language-ID training text', () => {
   it('builds the news development set from the held-out lines of news sources only', () => {
     expect(NEWS_SOURCE.test('ntrex128')).toBe(true);
     expect(NEWS_SOURCE.test('ebible')).toBe(false);
-    const pool = (heldOut: string[], heldOutNews: string[]): Pool => ({ train: [], heldOut, heldOutNews, lexicon: [], lexiconHeldOut: [], sources: new Set(), parallel: new Set(), wordListEntries: 0 });
     const pools = new Map([
       ['bos_Latn', pool(['Član 1', 'Vlada je danas objavila novi plan.'], ['Vlada je danas objavila novi plan.'])],
       ['cbs_Latn', pool(['Yudabu dasibi jabiaskadi akin.'], [])],
@@ -81,7 +83,6 @@ describe('language-ID training text', () => {
     expect(newsDevTexts(pools)).toEqual([{ label: 'bos_Latn', text: 'Vlada je danas objavila novi plan.' }]);
   });
   it('cuts the news development sentences into one word and one word pair each, as the web test sets do', () => {
-    const pool = (heldOut: string[], heldOutNews: string[]): Pool => ({ train: [], heldOut, heldOutNews, lexicon: [], lexiconHeldOut: [], sources: new Set(), parallel: new Set(), wordListEntries: 0 });
     const pools = new Map([
       ['bos_Latn', pool([], ['Vlada je danas objavila "novi" plan.', 'Da, 2024.'])],
       ['cbs_Latn', pool(['Yudabu dasibi jabiaskadi akin.'], [])],
