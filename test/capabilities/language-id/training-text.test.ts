@@ -2,11 +2,12 @@
  * The rules of the language-ID training text (scripts/lid-data.ts) that decide what a
  * label learns: parallel sources without their shared names and numbers, Cantonese by
  * content, the register of each source in the model cards, UDHR headings and `und`
- * declarations left out, the 1865 Serbian Bible left out, Serbian written in both scripts, and the news development
+ * declarations left out, the 1865 Serbian Bible left out, NTREX-128's Southern Sotho
+ * trained as Southern Sotho, Serbian written in both scripts, and the news development
  * set (issue 34).
  */
 import { describe, expect, it } from 'vitest';
-import { CANTONESE_CHARACTERS, hasDialectWord, DIGRAPHIC, LEFT_OUT_FILES, NEWS_SOURCE, newsDevShortTexts, newsDevTexts, PARALLEL_SOURCE, registerOf, serbianLatin, udhrParagraphTrained, udhrTrained, withoutNamesAndNumbers, type Pool } from '../../../scripts/lid-data.ts';
+import { CANTONESE_CHARACTERS, hasDialectWord, DIGRAPHIC, LEFT_OUT_FILES, RELABELLED_FILES, NEWS_SOURCE, newsDevShortTexts, newsDevTexts, PARALLEL_SOURCE, registerOf, serbianLatin, udhrParagraphTrained, udhrTrained, withoutNamesAndNumbers, type Pool } from '../../../scripts/lid-data.ts';
 
 /** A pool with only held-out lines (and the news ones among them). */
 const pool = (heldOut: string[], heldOutNews: string[]): Pool => ({ train: [], heldOut, heldOutNews, lexicon: [], lexiconHeldOut: [], sources: new Set(), parallel: new Set(), wordListEntries: 0 });
@@ -72,6 +73,16 @@ describe('language-ID training text', () => {
       .toBe('Đinđić se još pamti. Ljubav, njega, džep, LJUBAV, Džon, Šabac, Ćuprija, Žička');
     // characters that are not Serbian Cyrillic letters are kept
     expect(serbianLatin('Ђубре 2019, «ok»')).toBe('Đubre 2019, «ok»');
+  });
+  it('trains NTREX-128\'s "nso" translation, which is Southern Sotho, as sot_Latn', () => {
+    expect(RELABELLED_FILES['nso_Latn/ntrex128']).toEqual({ label: 'sot_Latn', why: expect.stringMatching(/Southern Sotho/) });
+    // every relabelling names a label of the ISO 639-3 + ISO 15924 form and says why
+    for (const [file, { label, why }] of Object.entries(RELABELLED_FILES)) {
+      expect(file).toMatch(/^[a-z]{3}_[A-Z][a-z]{3}\/[\w.-]+$/);
+      expect(label).toMatch(/^[a-z]{3}_[A-Z][a-z]{3}$/);
+      expect(label).not.toBe(file.split('/')[0]);
+      expect(why.length).toBeGreaterThan(10);
+    }
   });
   it('builds the news development set from the held-out lines of news sources only', () => {
     expect(NEWS_SOURCE.test('ntrex128')).toBe(true);
