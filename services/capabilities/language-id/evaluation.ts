@@ -43,14 +43,15 @@ export function macroF1(preds: readonly Prediction[]): number {
  * clusters of issue 14 (bos/hrv/srp_Latn, nob/nno/dan, zsm/ind, the Arabic varieties,
  * hin/awa/bho/mag/hne/mai, pes/prs, pbu/pbt, cmn_Hans/cmn_Hant/yue_Hant, kin/run, spa/ast/glg,
  * cat/oci, ita/vec/lij/lmo/scn), and neighbours that share a script (glg/por, bam/dyu,
- * ces/slk, the East South Slavic and East Slavic languages, the Nguni languages, sot/tsn,
+ * ces/slk, the East South Slavic and East Slavic languages, the Nguni languages (zul, xho,
+ * nbl, ssw and Northern Ndebele, nde), the Sotho-Tswana languages (sot/tsn/nso),
  * amh/tir, arb/pes/urd, bod/dzo, ceb/tgl).
  */
 export const RELATED_LANGUAGES: readonly (readonly string[])[] = [
   ['bos', 'hrv', 'srp_Latn'], ['nob', 'nno', 'dan', 'swe'], ['zsm', 'ind'], ['arb', 'ary', 'arz', 'apc', 'ajp', 'acm', 'acq', 'aeb', 'arq', 'ars', 'afb', 'acw', 'apd', 'ayl', 'mey'],
   ['hin', 'awa', 'bho', 'mag', 'hne', 'mai'], ['pes', 'prs'], ['pbu', 'pbt'], ['kin', 'run'], ['spa', 'ast', 'glg', 'por'],
   ['cat', 'oci'], ['ita', 'vec', 'lij', 'lmo', 'scn'], ['arb', 'pes', 'urd'], ['bam', 'dyu'], ['ces', 'slk'], ['bul', 'mkd', 'rus', 'ukr', 'bel'],
-  ['zul', 'xho', 'nbl', 'ssw'], ['sot', 'tsn'], ['amh', 'tir'], ['bod', 'dzo'], ['ceb', 'tgl'], ['cmn_Hans', 'cmn_Hant', 'yue_Hant'],
+  ['zul', 'xho', 'nbl', 'ssw', 'nde'], ['sot', 'tsn', 'nso'], ['amh', 'tir'], ['bod', 'dzo'], ['ceb', 'tgl'], ['cmn_Hans', 'cmn_Hant', 'yue_Hant'],
 ];
 
 /** A cluster's figures on a set: its members' accuracy, and the share of their errors that stay inside the cluster. */
