@@ -43,8 +43,8 @@ describe('GET /v1/lid/models', () => {
 /**
  * Standard Arabic news written for this test (none is in scripts/lid-cluster-check.tsv,
  * the second stage's check set). Right answers of each model in the default (traffic)
- * mode when the models were trained (issue 34): lid-neural-608 7 of 8, lid-lite-608 6 of 8;
- * the misses go to Moroccan or Egyptian Arabic.
+ * mode when the models were trained: lid-neural-608 7 of 8, lid-lite-608 7 of 8 (6 with the
+ * models of commit a825b98); the misses go to Moroccan or Egyptian Arabic.
  */
 const MSA_NEWS = [
   'أعلن وزير المالية أن الحكومة ستخفض الضرائب على الشركات الصغيرة اعتبارا من العام المقبل.',
@@ -68,14 +68,19 @@ describe.each([
   });
   it('answers a short Swahili greeting swh_Latn in traffic mode (the default), and in coverage mode where noted', async () => {
     expect(await labelsOf(model, ['Habari za asubuhi'], 'traffic')).toEqual(['swh_Latn']);
-    // coverage mode weighs 642 labels alike: lid-neural-608 still answers swh_Latn (0.61);
-    // lid-lite-608 (dim 32, issue 34's third round) ranks it third (jni_Latn 0.32,
-    // kin_Latn 0.24, swh_Latn 0.16), Tanzanian Bible translations having "habari" and
-    // "asubuhi" as loanwords
-    const r = await post(svc, '/v1/language-id', { text: 'Habari za asubuhi', model, mode: 'coverage', top_k: 3 });
-    expect(r.status).toBe(200);
-    if (model === 'lid-neural-608') expect(r.body.label).toBe('swh_Latn');
-    else expect(r.body.top.map((t: { label: string }) => t.label)).toContain('swh_Latn');
+    // coverage mode weighs 642 labels alike; lid-lite-608 of commit a825b98 ranked swh_Latn
+    // third there (jni_Latn 0.32, kin_Latn 0.24, swh_Latn 0.16: Tanzanian Bible translations
+    // have "habari" and "asubuhi" as loanwords), today's first (swh 0.30, kin 0.26, jni 0.18)
+    expect(await labelsOf(model, ['Habari za asubuhi'], 'coverage')).toEqual(['swh_Latn']);
+  });
+  it('tells Southern from Northern Sotho, news included (NTREX-128\'s "nso" file is Southern Sotho)', async () => {
+    // written for this test: "Many people gathered yesterday to listen to the prime minister's speech."
+    expect(await labelsOf(model, [
+      'Batho ba bangata ba ile ba bokana maobane ho mamela puo ya tonakgolo.',
+      'Batho ba bantši ba ile ba kgobokana maabane go theetša polelo ya tonakgolo.',
+    ])).toEqual(['sot_Latn', 'nso_Latn']);
+    // a held-out news line of the relabelled file (its last tenth): Southern Sotho
+    expect(await labelsOf(model, ['Mathata a ho hema ha a ka a tlalehwa Florida Leboyabophirimela bekeng e fetileng.'])).toEqual(['sot_Latn']);
   });
   it('keeps simplified Chinese cmn_Hans', async () => {
     expect(await labelsOf(model, ['我今晚想去看电影', '我今晚想去看电影。'], 'traffic')).toEqual(['cmn_Hans', 'cmn_Hans']);
@@ -83,10 +88,24 @@ describe.each([
   });
 });
 
+describe('lid-lite-608', () => {
+  it('gives Egyptian and Moroccan Arabic their dialect', async () => {
+    // the shorter Egyptian sentence of the test below is answered mey_Arab (Hassaniya) by
+    // lid-lite-608: its Arabic second stage, kept for 28 more right answers on the news
+    // development set and check sentences together, moves Arabic that is not Standard
+    // Arabic news towards Hassaniya, whose only text is news (docs/language-id.md)
+    expect(await labelsOf('lid-lite-608', ['انا مش عارف هو عايز ايه مني بالظبط، كل يوم يقولي حاجة شكل.'])).toEqual(['arz_Arab']);
+    expect(await labelsOf('lid-lite-608', [
+      'واش كاين شي حد فالدار؟ بغيت نهضر معاك شوية.',
+      'دابا غادي نمشي نشري الخبز ونرجع.',
+    ])).toEqual(['ary_Arab', 'ary_Arab']);
+  });
+});
+
 describe('lid-neural-608', () => {
   it('gives Egyptian and Moroccan Arabic their dialect', async () => {
-    // the shorter Egyptian sentence is answered arb_Arab 0.54 (arz_Arab 0.24) by the model
-    // of issue 34's third round, which has no Arabic second stage (it lost check sentences)
+    // the shorter Egyptian sentence is answered arb_Arab 0.49 (arz_Arab 0.30): lid-neural-608
+    // has no Arabic second stage (it loses as many development texts as it wins)
     const egyptian = await labelsOf('lid-neural-608', [
       'انا مش عارف هو عايز ايه مني بالظبط، كل يوم يقولي حاجة شكل.',
       'إحنا رايحين النادي بكره الصبح، تيجي معانا؟',
@@ -113,11 +132,12 @@ describe('the detect-language route with lid-lite-25', () => {
 });
 
 /**
- * Share right when the models were trained (issue 34, third round): lid-neural-608 at least
- * 38 of 46, lid-lite-608 37 of 46 (its misses: Northern Ndebele, Pulaar, Dari and the
- * Arabic varieties, which have no second stage).
+ * Right when the models were trained: lid-neural-608 44 of 46 (misses: one Hassaniya, one
+ * Dari line), lid-lite-608 43 of 46 (both Pulaar lines, one Slovak); the models of commit
+ * a825b98, without the Nguni and pes/prs second stages, got 40 and 37. The thresholds leave
+ * two lines to a retraining.
  */
-const NEURAL_MIN = 0.82, LITE_MIN = 0.8;
+const NEURAL_MIN = 0.91, LITE_MIN = 0.89;
 /** Held-out lines of labels new to this round (and of the labels that gained their own news text). */
 const HELD_OUT = readFileSync(new URL('../../fixtures/lid-new-labels.tsv', import.meta.url), 'utf8').trim().split('\n').map((l) => {
   const [label, text] = l.split('\t');
