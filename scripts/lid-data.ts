@@ -107,6 +107,31 @@ export const RELABELLED_FILES: Readonly<Record<string, { label: string; why: str
 };
 
 /**
+ * The label a source file trains, from the label it is read under (its folder, or the
+ * label of a Common Voice locale or `extra/` file) and its key `<label>/<file name without
+ * .txt>` (or the locale or file code): null when it is in {@link LEFT_OUT_FILES}, the label
+ * of {@link RELABELLED_FILES} where its text is another language, `label` otherwise.
+ */
+export function sourceLabel(label: string, key: string): string | null {
+  if (Object.hasOwn(LEFT_OUT_FILES, key)) return null;
+  return Object.hasOwn(RELABELLED_FILES, key) ? RELABELLED_FILES[key]!.label : label;
+}
+
+/** How many of a source's `n` lines (or word-list entries) are held out: 10 %, at most 300. */
+export function heldOutCount(n: number): number {
+  return Math.min(300, Math.floor(n / 10));
+}
+
+/**
+ * The lines of a running-text file that `label` trains on: non-empty lines, and for a
+ * dialect label only those with a word of its dialect ({@link hasDialectWord}).
+ * @throws when the file is unreadable
+ */
+export function sourceLines(label: string, file: string): string[] {
+  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim().length > 0 && hasDialectWord(label, l));
+}
+
+/**
  * Serbian Cyrillic → Serbian Latin (Gaj's alphabet): the one-to-one letter correspondence
  * of Serbian orthography (Pravopis srpskoga jezika; Unicode CLDR transform `sr-sr_Latn`),
  * lower and upper case. Digraph letters (љ, њ, џ) become two Latin letters.
@@ -313,10 +338,10 @@ export function loadTrainingText(): TrainingText {
    * {@link PARALLEL_SOURCE} kept in file order, the last (whole documents).
    */
   function addFile(label: string, file: string, source: string, cap: number): void {
-    const key = source.slice(source.indexOf(':') + 1);
-    if (Object.hasOwn(LEFT_OUT_FILES, key)) return;
-    if (Object.hasOwn(RELABELLED_FILES, key)) { label = RELABELLED_FILES[key]!.label; source = `${source} → ${label}`; }
-    const all = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim().length > 0 && hasDialectWord(label, l));
+    const trains = sourceLabel(label, source.slice(source.indexOf(':') + 1));
+    if (trains === null) return;
+    if (trains !== label) { source = `${source} → ${trains}`; label = trains; }
+    const all = sourceLines(label, file);
     const fileName = source.slice(source.lastIndexOf('/') + 1);
     const parallel = PARALLEL_SOURCE.test(fileName);
     const news = NEWS_SOURCE.test(fileName);
@@ -329,7 +354,7 @@ export function loadTrainingText(): TrainingText {
       g.push(l);
     }
     for (const [to, ls] of groups) {
-      const nHeld = Math.min(300, Math.floor(ls.length / 10));
+      const nHeld = heldOutCount(ls.length);
       const p = pool(to);
       p.sources.add(source);
       const held = parallel ? ls.slice(ls.length - nHeld) : ls.slice(0, nHeld);
@@ -352,7 +377,7 @@ export function loadTrainingText(): TrainingText {
   /** A `*.words.txt` word list: 10% (at most 300 entries) held out, the rest lexicon. */
   function addWordList(label: string, file: string, source: string): void {
     const entries = shuffle(readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l.length > 0), rand);
-    const nHeld = Math.min(300, Math.floor(entries.length / 10));
+    const nHeld = heldOutCount(entries.length);
     const p = pool(label);
     p.sources.add(source);
     p.lexiconHeldOut.push(...entries.slice(0, nHeld));
@@ -454,7 +479,7 @@ export function loadTrainingText(): TrainingText {
     const p = pools.get(label)!;
     // 10% of the entries (at most 300) held out, to see what the lexicon teaches
     const entries = shuffle(label !== 'eng_Latn' ? [...lex.entries] : lex.entries.filter((e) => !lexiconWords(e).some((w) => CODE_WORDS.has(w))), rand);
-    const nHeld = Math.min(300, Math.floor(entries.length / 10));
+    const nHeld = heldOutCount(entries.length);
     p.lexiconHeldOut.push(...entries.slice(0, nHeld));
     p.lexicon.push(...entries.slice(nHeld));
     for (const l of lex.locales) p.sources.add(`cldr:${l}`);

@@ -11,13 +11,13 @@
  * files whose share is under 0.6). Prints a Markdown table, worst first.
  * Reads ../shared/data/corpora only; never lid-eval.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { modelAnswers } from './lid-answers.ts';
-import { LEFT_OUT_FILES, PARALLEL_SOURCE, RELABELLED_FILES, WITHHELD, hasDialectWord, lineLabel, shuffle } from './lid-data.ts';
+import { PARALLEL_SOURCE, WITHHELD, heldOutCount, lineLabel, shuffle, sourceLabel, sourceLines } from './lid-data.ts';
 import { rng } from './rng.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,11 +32,10 @@ const rows: Array<{ file: string; label: string; lines: number; share: number; m
 for (const folder of readdirSync(TEXT, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
   for (const f of readdirSync(join(TEXT, folder)).filter((n) => n.endsWith('.txt') && !n.endsWith('.words.txt')).sort()) {
     const key = `${folder}/${f.slice(0, -4)}`;
-    const label = RELABELLED_FILES[key]?.label ?? folder;
-    if (Object.hasOwn(LEFT_OUT_FILES, key) || Object.hasOwn(WITHHELD, label)) continue;
-    // the lines training reads (scripts/lid-data.ts addFile): a dialect label's lines with a word of its dialect
-    const all = readFileSync(join(TEXT, folder, f), 'utf8').split('\n').filter((l) => l.trim().length > 0 && hasDialectWord(label, l));
-    const lines = PARALLEL_SOURCE.test(f) ? all.slice(all.length - Math.max(1, Math.floor(all.length / 10))) : shuffle([...all], rng(7)).slice(0, 200);
+    const label = sourceLabel(folder, key);
+    if (label === null || Object.hasOwn(WITHHELD, label)) continue;
+    const all = sourceLines(label, join(TEXT, folder, f));
+    const lines = PARALLEL_SOURCE.test(f) ? all.slice(all.length - Math.max(1, heldOutCount(all.length))) : shuffle([...all], rng(7)).slice(0, 200);
     const answers = await modelAnswers(engine, values.model!, lines.map((l) => (l.length > 300 ? l.slice(0, 300) : l)), 'coverage');
     const wrong = new Map<string, number>();
     let right = 0;

@@ -7,7 +7,7 @@
  * set (issue 34).
  */
 import { describe, expect, it } from 'vitest';
-import { CANTONESE_CHARACTERS, hasDialectWord, DIGRAPHIC, LEFT_OUT_FILES, RELABELLED_FILES, NEWS_SOURCE, newsDevShortTexts, newsDevTexts, PARALLEL_SOURCE, registerOf, serbianLatin, udhrParagraphTrained, udhrTrained, withoutNamesAndNumbers, type Pool } from '../../../scripts/lid-data.ts';
+import { CANTONESE_CHARACTERS, hasDialectWord, DIGRAPHIC, LEFT_OUT_FILES, RELABELLED_FILES, heldOutCount, sourceLabel, NEWS_SOURCE, newsDevShortTexts, newsDevTexts, PARALLEL_SOURCE, registerOf, serbianLatin, udhrParagraphTrained, udhrTrained, withoutNamesAndNumbers, type Pool } from '../../../scripts/lid-data.ts';
 
 /** A pool with only held-out lines (and the news ones among them). */
 const pool = (heldOut: string[], heldOutNews: string[]): Pool => ({ train: [], heldOut, heldOutNews, lexicon: [], lexiconHeldOut: [], sources: new Set(), parallel: new Set(), wordListEntries: 0 });
@@ -83,6 +83,13 @@ describe('language-ID training text', () => {
       expect(label).not.toBe(file.split('/')[0]);
       expect(why.length).toBeGreaterThan(10);
     }
+  });
+  it('reads each source under the label its text is in, or not at all, and holds out 10 % of it, at most 300 lines', () => {
+    expect(sourceLabel('nso_Latn', 'nso_Latn/ntrex128')).toBe('sot_Latn');
+    expect(sourceLabel('nso_Latn', 'nso_Latn/nchlt')).toBe('nso_Latn');
+    expect(sourceLabel('srp_Latn', 'srp_Latn/ebible')).toBeNull();
+    expect(sourceLabel('swh_Latn', 'sw')).toBe('swh_Latn'); // a Common Voice locale
+    expect([heldOutCount(9), heldOutCount(1994), heldOutCount(5000)]).toEqual([0, 199, 300]);
   });
   it('builds the news development set from the held-out lines of news sources only', () => {
     expect(NEWS_SOURCE.test('ntrex128')).toBe(true);
