@@ -14,7 +14,8 @@
  * answer (ISO 639-3 after mapping, see {@link cld3ToIso3}); ours on all 79, on each of
  * those subsets, and all four on the languages they all answer. Speed: the eval sentences
  * of 80–120 characters, one thread. Baseline rows in the same run: each model without its
- * second stage of confusable clusters (clusters.json.gz), accuracy and speed.
+ * word-frequency stage (vocabulary.txt.br; accuracy) and without both later stages
+ * (clusters.json.gz too; accuracy and speed).
  *
  * fastText: lid.176.ftz (Joulin et al. 2017, "Bag of Tricks for Efficient Text
  * Classification"; the model is CC BY-SA 3.0, Facebook) in WebAssembly from the npm
@@ -35,6 +36,7 @@ import { iso6393To1 } from 'iso-639-3';
 import * as ort from 'onnxruntime-node';
 import { createEngine, lidFeeds, planRows, readLidModel } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { CLUSTERS_FILE } from '../services/capabilities/language-id/clusters.ts';
+import { VOCABULARY_FILE } from '../services/capabilities/language-id/vocabulary.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { modelAnswers } from '../scripts/lid-answers.ts';
 import type { LanguageIdInput } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
@@ -109,18 +111,19 @@ const lang = (label: string) => label.split('_')[0]!;
 const pct = (x: number) => (100 * x).toFixed(1);
 
 /**
- * A model repository with the language-ID models as installed but without their second
- * stage (services/capabilities/language-id/clusters.ts): every file of each model folder
- * linked (folders made), except the clusters file. The baseline of the second stage's rows.
+ * A model repository with the language-ID models as installed but without some of their
+ * later stages (services/capabilities/language-id/clusters.ts, vocabulary.ts): every file
+ * of each model folder linked (folders made), except the `excluded` files. The baselines
+ * of the later stages' rows.
  */
-function firstStageRepository(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'lid-first-stage-'));
+function stageRepository(excluded: readonly string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lid-stages-'));
   // folders are made (the repository lists real folders), files are linked
   const mirror = (from: string, to: string) => {
     mkdirSync(to);
     for (const e of readdirSync(from, { withFileTypes: true })) {
       if (e.isDirectory()) mirror(join(from, e.name), join(to, e.name));
-      else if (e.name !== CLUSTERS_FILE) symlinkSync(join(from, e.name), join(to, e.name));
+      else if (!excluded.includes(e.name)) symlinkSync(join(from, e.name), join(to, e.name));
     }
   };
   for (const model of MODELS) mirror(join(ROOT, 'models', model), join(dir, model));
@@ -140,8 +143,10 @@ async function main(): Promise<void> {
   ort.env.logLevel = 'error';
   const repo = new ModelRepository(join(ROOT, 'models'));
   const engine = createEngine({ repository: join(ROOT, 'models'), executionProvider: 'cpu', intraOpThreads: 1 });
-  const firstStageDir = firstStageRepository();
+  const firstStageDir = stageRepository([CLUSTERS_FILE, VOCABULARY_FILE]);
   const firstStage = createEngine({ repository: firstStageDir, executionProvider: 'cpu', intraOpThreads: 1 });
+  const noVocabularyDir = stageRepository([VOCABULARY_FILE]);
+  const noVocabulary = createEngine({ repository: noVocabularyDir, executionProvider: 'cpu', intraOpThreads: 1 });
   const cld3Factory = await loadModule();
   const cld3 = cld3Factory.create(0, 2000);
   const fastText = await getLIDModel();
@@ -166,6 +171,8 @@ async function main(): Promise<void> {
         const res = await modelAnswers(engine, model, texts, mode);
         ours.set(`${model} ${mode}`, res.map((r, i) => ({ gold: items[i]!.label, predicted: r.label, confidence: r.confidence })));
       }
+      const clustersOnly = await modelAnswers(noVocabulary, model, texts, 'coverage');
+      ours.set(`${model} coverage, without word frequencies (${VOCABULARY_FILE})`, clustersOnly.map((r, i) => ({ gold: items[i]!.label, predicted: r.label, confidence: r.confidence })));
       const first = await modelAnswers(firstStage, model, texts, 'coverage');
       ours.set(`${model} coverage, first stage only`, first.map((r, i) => ({ gold: items[i]!.label, predicted: r.label, confidence: r.confidence })));
     }
@@ -240,16 +247,19 @@ async function main(): Promise<void> {
     for (let i = 0; i < sentences.length; i += 256) batches.push(sentences.slice(i, i + 256).map((text) => ({ text, model, mode: 'traffic', topK: 1, candidates: null })));
     await engine.run(model, batches[0]!);
     await firstStage.run(model, batches[0]!);
-    // the service's work and the same without the second stage, alternated twice (mean)
+    await noVocabulary.run(model, batches[0]!);
+    // the service's work, the same without the word frequencies and without both later stages, alternated twice (mean)
     let k = 0;
-    const withStage: number[] = [], without: number[] = [];
+    const withStage: number[] = [], clustersOnly: number[] = [], without: number[] = [];
     for (let round = 0; round < 2; round++) {
       withStage.push(await rate(async () => { const b = batches[k++ % batches.length]!; await engine.run(model, b); return b.length; }));
+      clustersOnly.push(await rate(async () => { const b = batches[k++ % batches.length]!; await noVocabulary.run(model, b); return b.length; }));
       without.push(await rate(async () => { const b = batches[k++ % batches.length]!; await firstStage.run(model, b); return b.length; }));
     }
     const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
-    console.log(`| ${model} (features + onnxruntime + decoding + second stage, the batch route's work) | ${mean(withStage)} |`);
-    console.log(`| ${model} first stage only (without ${CLUSTERS_FILE}) | ${mean(without)} |`);
+    console.log(`| ${model} (features + onnxruntime + decoding + clusters + word frequencies, the batch route's work) | ${mean(withStage)} |`);
+    console.log(`| ${model} without word frequencies (${VOCABULARY_FILE}) | ${mean(clustersOnly)} |`);
+    console.log(`| ${model} first stage only (without ${CLUSTERS_FILE} and ${VOCABULARY_FILE}) | ${mean(without)} |`);
     // the ONNX session alone, on precomputed inputs
     const { info, features, modelPath } = readLidModel(repo, model)!;
     const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
@@ -269,8 +279,9 @@ async function main(): Promise<void> {
   let ti = 0;
   console.log(`| fastText lid.176 (WebAssembly) | ${await rate(async () => { await fastText.identify(sentences[ti++ % sentences.length]!); return 1; })} |`);
   cld3.dispose();
-  for (const model of MODELS) { await engine.unload(model); await firstStage.unload(model); }
+  for (const model of MODELS) { await engine.unload(model); await firstStage.unload(model); await noVocabulary.unload(model); }
   rmSync(firstStageDir, { recursive: true, force: true });
+  rmSync(noVocabularyDir, { recursive: true, force: true });
 }
 
 await main();

@@ -1,6 +1,6 @@
 /**
  * The held-out figures of the installed language-ID models as the service answers
- * (first stage, then the second stage of confusable clusters): accuracy, macro-F1 and
+ * (first stage, the second stage of confusable clusters, the word-frequency stage): accuracy, macro-F1 and
  * ECE (15 bins) per held-out set and on the news development set (the held-out documents
  * of NTREX-128, scripts/lid-data.ts newsDevTexts; and one word and one word pair of each of its
  * sentences, newsDevShortTexts) with its labels under 90%, every label under 90% on held-out sentences with its
@@ -90,7 +90,7 @@ for (const model of ['lid-neural-608', 'lid-lite-608']) {
     const all = [...sentences, ...words].sort((a, b) => (a.label < b.label ? -1 : 1));
     const cell = (x: LabelScore) => `| ${x.label} | ${x.set} | ${x.texts} | ${(100 * x.acc).toFixed(0)}% | ${x.main ? `${x.main} (${x.n})` : '–'} |`;
     const header = '| label | held-out set | texts | right | main confusion (count) |\n|---|---|---:|---:|---|';
-    let text = replaceCardSection(readFileSync(card, 'utf8'), CARD_SECTION, `The service's answers (second stage included, coverage mode) on each label's held-out sentences, or, for a label known from word lists only, its held-out words (\`npm run report:lid -- --cards\`).\n\n${header}\n${all.map(cell).join('\n')}`);
+    let text = replaceCardSection(readFileSync(card, 'utf8'), CARD_SECTION, `The service's answers (second stage and word frequencies included, coverage mode) on each label's held-out sentences, or, for a label known from word lists only, its held-out words (\`npm run report:lid -- --cards\`).\n\n${header}\n${all.map(cell).join('\n')}`);
     const newsAll = scoresOf(newsPreds, 'news').sort((a, b) => (a.label < b.label ? -1 : 1));
     text = replaceCardSection(text, NEWS_SECTION, `The service's answers (coverage mode) on the news development set: the held-out documents of each label's NTREX-128 file (the last tenth; scripts/lid-data.ts newsDevTexts), ${newsPreds.length} sentences of ${newsAll.length} labels, accuracy ${(100 * accuracy(newsPreds)).toFixed(1)} %, macro-F1 ${(100 * macroF1(newsPreds)).toFixed(1)}.\n\n${header}\n${newsAll.map(cell).join('\n')}`);
     writeFileSync(card, text);

@@ -41,6 +41,7 @@ import { featureIds, type FeatureSpec } from '../services/capabilities/language-
 import { buildPrior } from './lid-prior.ts';
 import { rng } from './rng.ts';
 import { trainClusterWeights, writeClusterStages } from './lid-clusters.ts';
+import { countWords, writeVocabularyStage } from './lid-vocabulary.ts';
 import { dataTable, HELD_OUT_SETS, heldOutTexts, loadTrainingText, MIN_HELD_OUT_LINES, MIN_TRAIN_LINES, MIN_WORD_LIST, shuffle, snippet, WITHHELD, withoutNamesAndNumbers, type Pool } from './lid-data.ts';
 import { DICTIONARIES, dictionaryForms } from './lid-dictionaries.ts';
 import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from './lid-noise.ts';
@@ -465,7 +466,10 @@ ${dataTable(pools)}
 // second stages of the confusable clusters (scripts/lid-clusters.ts), on the models just written
 const repo = args.out ?? join(ROOT, 'models');
 const groups = trainClusterWeights(pools, labels);
+const words = countWords(pools);
 for (const plan of PLANS) {
   if (args.only && args.only !== plan.name) continue;
   for (const line of await writeClusterStages(repo, plan.name, pools, groups)) console.log(line);
+  // the word-frequency stage (scripts/lid-vocabulary.ts), after the clusters it follows
+  for (const line of await writeVocabularyStage(repo, plan.name, pools, words)) console.log(line);
 }

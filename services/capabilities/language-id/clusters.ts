@@ -125,7 +125,7 @@ function classes(): Uint8Array {
 }
 
 /** What the tokenizer reports: a word (with the word before it, or null) or a Han character (with the Han character before it in the run, or ''). */
-interface TokenSink { word(word: string, prev: string | null): void; han(ch: string, prevHan: string): void; }
+export interface TokenSink { word(word: string, prev: string | null): void; han(ch: string, prevHan: string): void; }
 
 /**
  * Tokenizes a text for the second stage (the features are in {@link clusterFeatures}):
@@ -136,7 +136,7 @@ interface TokenSink { word(word: string, prev: string | null): void; han(ch: str
  * batch route's hot path (`npm run bench:lid` speed rows).
  * @param text any text; only its first 2,000 UTF-16 code units are read
  */
-function tokenize(text: string, sink: TokenSink): void {
+export function tokenize(text: string, sink: TokenSink): void {
   const C = classes();
   const s = (text.length > 2000 ? text.slice(0, 2000) : text).normalize('NFC').toLowerCase();
   const n = s.length;

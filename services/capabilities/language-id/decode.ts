@@ -6,6 +6,7 @@
 import { hanVariant, hasHanVariants, NO_SCRIPT, SCRIPT_LANGUAGES, scriptCounts, unicodeScriptsOf } from './scripts.ts';
 import { findQgLanguage, languageName } from '../../languages.ts';
 import { loadClusterStages, refineWithClusters, type ClusterFile, type ClusterStages } from './clusters.ts';
+import { refineWithVocabulary, type VocabularyStage } from './vocabulary.ts';
 
 /** Texts shorter than this (characters, trimmed) get a warning. */
 export const SHORT_TEXT_CHARS = 20;
@@ -38,6 +39,8 @@ export interface LidModelInfo {
   maskCache: Map<string, { mask: Float32Array; allowedCount: number }>;
   /** second stages for confusable clusters (./clusters.ts); none when the model folder has none */
   clusters: ClusterStages;
+  /** word-frequency stage (./vocabulary.ts), run after the clusters; absent when the model folder has none */
+  vocabulary?: VocabularyStage;
 }
 
 /**
@@ -59,9 +62,10 @@ export function temperatureFor(buckets: readonly TemperatureBucket[], chars: num
  * temperature, or temperatures by text length) and the second stages, if any.
  * @throws when `clusters` names a label the model does not have
  */
-export function modelInfo(labels: readonly string[], prior: Record<string, number>, calibration: number | readonly TemperatureBucket[], clusters?: ClusterFile): LidModelInfo {
+export function modelInfo(labels: readonly string[], prior: Record<string, number>, calibration: number | readonly TemperatureBucket[], clusters?: ClusterFile, vocabulary?: VocabularyStage): LidModelInfo {
   const languages = labels.map((l) => l.split('_')[0]!);
   return {
+    ...(vocabulary ? { vocabulary } : {}),
     labels, languages, maskCache: new Map(), clusters: loadClusterStages(clusters ?? { version: 1, clusters: [] }, labels), scripts: labels.map((l) => l.split('_')[1] ?? NO_SCRIPT),
     temperatures: typeof calibration === 'number' ? [{ maxChars: null, temperature: calibration }] : calibration,
     labelScripts: labels.map((l) => (l === NO_LANGUAGE_LABEL ? ANY_SCRIPT : unicodeScriptsOf(l.split('_')[1] ?? ''))),
@@ -264,7 +268,8 @@ export function answerFrom(probs: ArrayLike<number>, info: LidModelInfo, chars: 
 
 /**
  * Decodes one row of logits in JavaScript (float64): {@link planDecode}, softmax, the
- * second stage of a confusable cluster ({@link refineWithClusters}), {@link answerFrom}. The engine runs the same computation inside the ONNX graph.
+ * second stage of a confusable cluster ({@link refineWithClusters}), the word-frequency
+ * stage ({@link refineWithVocabulary}), {@link answerFrom}. The engine runs the same computation inside the ONNX graph.
  * @param logits the model's output for this text, length = labels
  * @param text the text (for its length and scripts)
  * @param scripts Unicode scripts present in the text (from {@link preflight})
@@ -284,5 +289,6 @@ export function decode(logits: ArrayLike<number>, info: LidModelInfo, text: stri
   for (let c = 0; c < C; c++) { z[c] = Math.exp(z[c]! - max); sum += z[c]!; }
   for (let c = 0; c < C; c++) z[c]! /= sum;
   refineWithClusters(z, info.clusters, text);
+  if (info.vocabulary) refineWithVocabulary(z, info.vocabulary, text, plan.chars);
   return answerFrom(z, info, plan.chars, opts.topK);
 }

@@ -156,9 +156,11 @@ describe('lid-neural-608 answers', () => {
     ];
     const r = await post(svc, '/v1/language-id/batch', { texts, model, mode: 'coverage' });
     const got: string[] = r.body.results.map((a: { label: string }) => a.label);
-    // lid-lite-608 as trained in issue 34's third round answers the third Egyptian (arz_Arab
-    // 0.48 against arb_Arab 0.40 in coverage mode; arb_Arab in traffic mode)
-    const least = model === 'lid-lite-608' ? 2 : 3;
+    // lid-neural-608 with its word-frequency stage answers the third Moroccan (ary_Arab 0.68;
+    // arb_Arab 0.54 before the stage); lid-lite-608 answers it Egyptian (arz_Arab 0.48 against
+    // arb_Arab 0.40 in coverage mode; arb_Arab in traffic mode; its word-frequency stage reads
+    // texts of up to 60 characters only)
+    const least = 2;
     expect(got.filter((l) => l === 'arb_Arab').length, got.join(', ')).toBeGreaterThanOrEqual(least);
     for (const l of got) expect(['arb_Arab', 'arz_Arab', 'ary_Arab', 'arq_Arab', 'mey_Arab']).toContain(l);
   });

@@ -57,10 +57,26 @@ const MSA_NEWS = [
   'شارك آلاف الطلاب في الامتحانات الوطنية التي انطلقت صباح اليوم في جميع المحافظات.',
 ];
 
+/**
+ * Short texts written for this test that the word-frequency stage (vocabulary.txt.br)
+ * answers right and the earlier stages alone did not (their answers, coverage mode, when
+ * the stage was built: lid-neural-608 "kerajaan negeri" abs_Latn, "ďakujem pekne" ces_Latn,
+ * "hleb i mleko" slv_Latn, "kruh i mlijeko" bos_Latn, "salamat po" bbc_Latn;
+ * lid-lite-608 "kerajaan negeri" pmy_Latn, "hleb i mleko" tso_Latn, "kemudahan awam" jav_Latn).
+ */
+const WORD_FREQUENCY_CASES: Record<(typeof MODELS)[number], Array<[string, string]>> = {
+  'lid-neural-608': [['kerajaan negeri', 'zsm_Latn'], ['ďakujem pekne', 'slk_Latn'], ['hleb i mleko', 'srp_Latn'], ['kruh i mlijeko', 'hrv_Latn'], ['salamat po', 'tgl_Latn'], ['hvala lepa', 'slv_Latn']],
+  'lid-lite-608': [['kerajaan negeri', 'zsm_Latn'], ['hleb i mleko', 'srp_Latn'], ['kemudahan awam', 'zsm_Latn'], ['hvala lepa', 'slv_Latn']],
+};
+
 describe.each([
   ['lid-neural-608', 7],
   ['lid-lite-608', 6],
 ] as const)('%s', (model, msaRight) => {
+  it('answers short texts by the words their languages write (the word-frequency stage)', async () => {
+    const cases = WORD_FREQUENCY_CASES[model];
+    expect(await labelsOf(model, cases.map(([t]) => t))).toEqual(cases.map(([, l]) => l));
+  });
   it(`keeps at least ${msaRight} of ${MSA_NEWS.length} Standard Arabic news sentences arb_Arab, the rest in the Arabic varieties`, async () => {
     const got = await labelsOf(model, MSA_NEWS, 'traffic');
     expect(got.filter((l) => l === 'arb_Arab').length, got.join(', ')).toBeGreaterThanOrEqual(msaRight);

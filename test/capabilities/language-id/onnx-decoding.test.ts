@@ -1,7 +1,7 @@
 /**
  * The ONNX graph's decoding (temperature, traffic prior, label mask, softmax: see
- * scripts/lid-onnx.ts), followed by the second stage of confusable clusters as the engine
- * runs it, must give the answers of the JavaScript reference
+ * scripts/lid-onnx.ts), followed by the second stage of confusable clusters and the
+ * word-frequency stage as the engine runs them, must give the answers of the JavaScript reference
  * (services/capabilities/language-id/decode.ts `decode`) on the same logits, for both shipped models.
  */
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { answerFrom, decode, planDecode, preflight, type DecodeOptions, type DecodePlan } from '../../../services/capabilities/language-id/decode.ts';
 import { featureIds } from '../../../services/capabilities/language-id/features.ts';
 import { refineWithClusters } from '../../../services/capabilities/language-id/clusters.ts';
+import { refineWithVocabulary } from '../../../services/capabilities/language-id/vocabulary.ts';
 import { FeedScratch, createEngine, itemOutput, lidFeeds, readLidModel } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { ModelRepository } from '../../../services/models/repository.ts';
 
@@ -43,9 +44,10 @@ describe.each(['lid-neural-608', 'lid-lite-608'])('%s', (model) => {
         const C = info.labels.length;
         const logits = out.logits!.data as Float32Array, probs = out.probs!.data as Float32Array;
         rows.forEach((r, n) => {
-          // the engine's path: the graph's probabilities, then the second stage of a cluster
+          // the engine's path: the graph's probabilities, then the second stage of a cluster and the word frequencies
           const row = Float32Array.from(probs.subarray(n * C, (n + 1) * C));
           refineWithClusters(row, info.clusters, r.text);
+          if (info.vocabulary) refineWithVocabulary(row, info.vocabulary, r.text, r.plan.chars);
           const fromGraph = answerFrom(row, info, r.plan.chars, opts.topK);
           const reference = decode(logits.subarray(n * C, (n + 1) * C), info, r.text, r.scripts, opts);
           expect(fromGraph.top.map((t) => t.label), `${r.text} ${JSON.stringify(opts)}`).toEqual(reference.top.map((t) => t.label));

@@ -5,7 +5,8 @@
  * prior.json, <version>/model.onnx with the inputs of {@link lidFeeds} and outputs
  * logits and probs float32[N,C] (graph: scripts/lid-onnx.ts): the softmax with
  * temperature, traffic prior and label mask runs inside onnxruntime; then, where the
- * folder has clusters.json.gz, the second stage of a confusable cluster (../clusters.ts).
+ * folder has clusters.json.gz, the second stage of a confusable cluster (../clusters.ts),
+ * and where it has vocabulary.txt.br, the word-frequency stage (../vocabulary.ts).
  */
 import * as ort from 'onnxruntime-node';
 import { existsSync, readFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { featureIds, type FeatureSpec } from '../features.ts';
 import { answerFrom, modelInfo, planDecode, preflight, type DecodeOptions, type DecodePlan, type LidAnswer, type LidModelInfo, type TemperatureBucket } from '../decode.ts';
 import { CLUSTERS_FILE, refineWithClusters, type ClusterFile } from '../clusters.ts';
+import { VOCABULARY_FILE, loadVocabulary, refineWithVocabulary } from '../vocabulary.ts';
 import { ModelRepository } from '../../../models/repository.ts';
 import { LoadedModels } from '../../../workers/engines/sessions.ts';
 import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
@@ -122,9 +124,9 @@ export function planRows(info: LidModelInfo, features: FeatureSpec, inputs: Read
  * Reads what decoding needs of a language-ID model folder: config.json (features,
  * `calibration` buckets or one `temperature`), labels.json, prior.json and, where the
  * folder has one, the second stages of confusable clusters (../clusters.ts,
- * clusters.json.gz).
+ * clusters.json.gz) and the word-frequency stage (../vocabulary.ts, vocabulary.txt.br).
  * @returns null when the model is not installed
- * @throws when a file is unreadable or not JSON, or the clusters name unknown labels
+ * @throws when a file is unreadable or not JSON, or the clusters or the vocabulary name unknown labels
  */
 export function readLidModel(repo: ModelRepository, name: string): { info: LidModelInfo; features: FeatureSpec; modelPath: string } | null {
   const cfg = repo.config(name);
@@ -137,7 +139,9 @@ export function readLidModel(repo: ModelRepository, name: string): { info: LidMo
     : Number(cfg.temperature ?? 1);
   const clustersPath = join(dir, CLUSTERS_FILE);
   const clusters = existsSync(clustersPath) ? JSON.parse(gunzipSync(readFileSync(clustersPath)).toString('utf8')) as ClusterFile : undefined;
-  return { info: modelInfo(labels, prior, calibration, clusters), features: cfg.features as FeatureSpec, modelPath: cfg.modelPath };
+  const vocabularyPath = join(dir, VOCABULARY_FILE);
+  const vocabulary = existsSync(vocabularyPath) ? loadVocabulary(readFileSync(vocabularyPath), labels) : undefined;
+  return { info: modelInfo(labels, prior, calibration, clusters, vocabulary), features: cfg.features as FeatureSpec, modelPath: cfg.modelPath };
 }
 
 /**
@@ -191,6 +195,7 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
         rows.forEach((r, n) => {
           const row = probs.subarray(n * C, (n + 1) * C);
           refineWithClusters(row, m.info.clusters, inputs[r.i]!.text);
+          if (m.info.vocabulary) refineWithVocabulary(row, m.info.vocabulary, inputs[r.i]!.text, r.plan.chars);
           done(r.i, answerFrom(row, m.info, r.plan.chars, inputs[r.i]!.topK));
         });
       }
