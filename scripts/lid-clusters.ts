@@ -35,6 +35,7 @@ import { gzipSync } from 'node:zlib';
 import { CLUSTERS_FILE, clusterFeatures, loadClusterStages, refineWithClusters, type ClusterFile, type ClusterSpec } from '../services/capabilities/language-id/clusters.ts';
 import { RELATED_LANGUAGES } from '../services/capabilities/language-id/evaluation.ts';
 import { lidFeeds, planRows, readLidModel } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import type { LidModelInfo } from '../services/capabilities/language-id/decode.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 
 /**
@@ -164,26 +165,38 @@ export function trainClusterWeights(pools: ReadonlyMap<string, Pool>, labels: re
   return out;
 }
 
-/** First-stage probabilities (coverage mode) of held-out texts; rows of texts that preflight answers are null. */
-async function firstStage(repo: string, name: string, texts: readonly string[]): Promise<{ labels: readonly string[]; rows: Array<Float32Array | null> }> {
+/**
+ * First-stage probabilities (coverage mode) of texts, as the engine has them before the
+ * later stages: rows of texts that preflight answers are null; `chars` is each text's
+ * length as decoding counts it (0 where preflight answers it); `info` the model as loaded.
+ * @throws Error when the model is not installed in `repo`
+ */
+export async function firstStage(repo: string, name: string, texts: readonly string[]): Promise<{ labels: readonly string[]; rows: Array<Float32Array | null>; chars: number[]; info: LidModelInfo }> {
   const model = readLidModel(new ModelRepository(repo), name);
   if (!model) throw new Error(`model ${name} is not installed in ${repo}`);
   const session = await ort.InferenceSession.create(model.modelPath, { intraOpNumThreads: 1 });
   const C = model.info.labels.length;
   const rows: Array<Float32Array | null> = new Array(texts.length).fill(null);
+  const chars: number[] = new Array(texts.length).fill(0);
   for (let start = 0; start < texts.length; start += 256) {
     const inputs = texts.slice(start, start + 256).map((text) => ({ text, mode: 'coverage' as const, topK: 1, candidates: null }));
     const batch = planRows(model.info, model.features, inputs, () => {});
     if (batch.length === 0) continue;
     const out = await session.run(lidFeeds(batch, model.features.buckets, model.info.logPrior));
     const probs = out.probs!.data as Float32Array;
-    batch.forEach((b, n) => { rows[start + b.i] = Float32Array.from(probs.subarray(n * C, (n + 1) * C)); });
+    batch.forEach((b, n) => { rows[start + b.i] = Float32Array.from(probs.subarray(n * C, (n + 1) * C)); chars[start + b.i] = b.plan.chars; });
   }
   await session.release();
-  return { labels: model.info.labels, rows };
+  return { labels: model.info.labels, rows, chars, info: model.info };
 }
 
-const argmax = (p: ArrayLike<number>) => { let b = 0; for (let c = 1; c < p.length; c++) if (p[c]! > p[b]!) b = c; return b; };
+/** The project's check sentences ({@link CHECK_FILE}): gold label and text. */
+export function checkSentences(): Array<{ label: string; text: string }> {
+  return readFileSync(CHECK_FILE, 'utf8').trim().split('\n').map((l) => { const [label, text] = l.split('\t'); return { label: label!, text: text! }; });
+}
+
+/** Index of the largest entry. */
+export const argmax = (p: ArrayLike<number>) => { let b = 0; for (let c = 1; c < p.length; c++) if (p[c]! > p[b]!) b = c; return b; };
 
 /**
  * Chooses λ per group for one installed model on the held-out texts and writes the
@@ -192,7 +205,7 @@ const argmax = (p: ArrayLike<number>) => { let b = 0; for (let c = 1; c < p.leng
  */
 export async function writeClusterStages(repo: string, name: string, pools: ReadonlyMap<string, Pool>, groups: readonly GroupWeights[]): Promise<string[]> {
   const held = heldOutTexts(pools);
-  const check = readFileSync(CHECK_FILE, 'utf8').trim().split('\n').map((l) => { const [label, text] = l.split('\t'); return { label: label!, text: text! }; });
+  const check = checkSentences();
   const news = newsDevTexts(pools);
   const { labels, rows } = await firstStage(repo, name, [...held, ...check, ...news].map((h) => h.text));
   const newsRows = rows.splice(held.length + check.length);

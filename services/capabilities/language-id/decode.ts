@@ -7,6 +7,7 @@ import { hanVariant, hasHanVariants, NO_SCRIPT, SCRIPT_LANGUAGES, scriptCounts, 
 import { findQgLanguage, languageName } from '../../languages.ts';
 import { loadClusterStages, refineWithClusters, type ClusterFile, type ClusterStages } from './clusters.ts';
 import { refineWithVocabulary, type VocabularyStage } from './vocabulary.ts';
+import { temperatureFor, type TemperatureBucket } from './temperature.ts';
 
 /** Texts shorter than this (characters, trimmed) get a warning. */
 export const SHORT_TEXT_CHARS = 20;
@@ -43,19 +44,7 @@ export interface LidModelInfo {
   vocabulary?: VocabularyStage;
 }
 
-/**
- * Temperature of texts up to `maxChars` characters (trimmed, code points); the last
- * bucket has `maxChars` null (any length). Temperature scaling (Guo et al. 2017) fitted
- * per length bucket on the held-out split, because a bag-of-n-grams model is
- * over-confident on single words and under-confident on sentences with one temperature.
- */
-export interface TemperatureBucket { maxChars: number | null; temperature: number; }
-
-/** The temperature of a text of `chars` characters. */
-export function temperatureFor(buckets: readonly TemperatureBucket[], chars: number): number {
-  for (const b of buckets) if (b.maxChars === null || chars <= b.maxChars) return b.temperature;
-  return buckets[buckets.length - 1]?.temperature ?? 1;
-}
+export { temperatureFor, type TemperatureBucket };
 
 /**
  * Builds {@link LidModelInfo} from labels, the population prior, the calibration (one

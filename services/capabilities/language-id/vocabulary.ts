@@ -35,6 +35,7 @@
 import { brotliDecompressSync } from 'node:zlib';
 import { fnv1a } from './features.ts';
 import { tokenize } from './clusters.ts';
+import { temperatureFor, type TemperatureBucket } from './temperature.ts';
 
 /** File of a language-ID model folder that holds its word-frequency stage; optional. */
 export const VOCABULARY_FILE = 'vocabulary.txt.br';
@@ -71,7 +72,7 @@ export interface VocabularyStage {
   lambda: number; scale: number; topK: number;
   /** longest text read (characters), Infinity for any */
   maxChars: number;
-  calibration: ReadonlyArray<{ maxChars: number | null; temperature: number }>;
+  calibration: readonly TemperatureBucket[];
   /** distinct word hashes, ascending */
   keys: Uint32Array;
   /** keys whose top {@link VocabularyStage.prefixBits} bits are p are keys[prefix[p]] … keys[prefix[p + 1] − 1] */
@@ -261,11 +262,6 @@ function find(stage: VocabularyStage, key: number): number {
   return -1;
 }
 
-/** Temperature of a text of `chars` characters. */
-function temperatureOf(stage: VocabularyStage, chars: number): number {
-  for (const b of stage.calibration) if (b.maxChars === null || chars <= b.maxChars) return b.temperature;
-  return stage.calibration[stage.calibration.length - 1]?.temperature ?? 1;
-}
 
 /**
  * Re-ranks, in place, the {@link VocabularyStage.topK} most probable labels of a
@@ -309,7 +305,7 @@ export function refineWithVocabulary(probs: Float32Array | Float64Array, stage: 
   }
   for (let k = 0; k < nTop; k++) slot[top[k]!] = -1;
   if (!known) return false;
-  const inv = 1 / temperatureOf(stage, chars);
+  const inv = 1 / temperatureFor(stage.calibration, chars);
   let mass = 0, max = -Infinity;
   for (let k = 0; k < nTop; k++) {
     const p = probs[top[k]!]!;
