@@ -242,7 +242,7 @@ export async function writeVocabularyStage(repo: string, name: string, pools: Re
   }
   const header2 = JSON.parse(text.slice(0, text.indexOf('\n'))) as VocabularyHeader;
   const report = [
-    `${name}: ${header2.entries} entries (at most ${cap} words per label), ${final.keys.length} distinct words, ${(statSync(file).size / 1e6).toFixed(1)} MB; S = ${best.scale.toExponential(0)}, λ = ${best.lambda}, D = ${best.discount}, α = ${best.sizePower}, B = ${best.maxBonus ?? '∞'} (no label loses more than ${allowed} of its news sentences); temperatures ${calibration.map((c) => `${c.max_chars === null ? 'longer' : `≤ ${c.max_chars}`} → ${c.temperature}`).join(', ')}`,
+    `${name}: ${header2.entries} entries (at most ${cap} words per label), ${final.words} distinct words, ${(statSync(file).size / 1e6).toFixed(1)} MB; S = ${best.scale.toExponential(0)}, λ = ${best.lambda}, D = ${best.discount}, α = ${best.sizePower}, B = ${best.maxBonus ?? '∞'} (no label loses more than ${allowed} of its news sentences); temperatures ${calibration.map((c) => `${c.max_chars === null ? 'longer' : `≤ ${c.max_chars}`} → ${c.temperature}`).join(', ')}`,
     '', ...table, '',
     `Labels whose right answers move: ${moves.join('; ')}.`, '',
     `Development set (news words / word pairs / sentences, and check sentences right of ${bySet[CHECK_SET]!.length}, ${Math.round(checkBefore * bySet[CHECK_SET]!.length)} without the stage) over the grid: ${grid.join('; ')}.`,

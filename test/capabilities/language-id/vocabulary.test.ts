@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { brotliCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { loadVocabulary, refineWithVocabulary, vocabularyTokens, VOCABULARY_FILE, type VocabularyHeader } from '../../../services/capabilities/language-id/vocabulary.ts';
+import { loadVocabulary, refineWithVocabulary, topLabels, vocabularyTokens, VOCABULARY_FILE, type VocabularyHeader } from '../../../services/capabilities/language-id/vocabulary.ts';
 import { decode, modelInfo } from '../../../services/capabilities/language-id/decode.ts';
 import { vocabularyText } from '../../../scripts/lid-vocabulary.ts';
 
@@ -19,21 +19,40 @@ const WORDS = new Map([
 ]);
 const file = (text: string) => brotliCompressSync(Buffer.from(text, 'utf8'));
 const stageOf = (cap = 10, header = HEADER) => loadVocabulary(file(vocabularyText(WORDS, LABELS, cap, header)), LABELS);
+/**
+ * The stage stores each bonus in 16 bits, in steps of its largest bonus / 65,535: a log-ratio
+ * after `words` words is within half a step per word of the exact one (and no further).
+ */
+function expectLogRatio(actual: number, exact: number, stage: { unit: number }, words: number): void {
+  expect(stage.unit).toBeGreaterThan(0);
+  expect(Math.abs(actual - exact)).toBeLessThanOrEqual((words * stage.unit) / 2 + 1e-12);
+}
 
 describe('vocabularyText and loadVocabulary', () => {
   it('writes each label\'s most frequent words under a count, and reads them back', () => {
     const text = vocabularyText(WORDS, LABELS, 2, HEADER);
     expect(text.split('\n').slice(1, 4)).toEqual(['@ind_Latn 1000', '50\tdan', '30\tpemerintah']);
     const stage = stageOf(2);
-    expect(stage.labels.length).toBe(6); // 2 words × 3 labels
-    expect(stage.keys.length).toBe(4); // dan, pemerintah, kerajaan, kan
+    expect(stage.entries).toBe(6); // 2 words × 3 labels
+    expect(stage.words).toBe(4); // dan, pemerintah, kerajaan, kan
   });
   it('counts a word of two blocks of one label at its higher bonus, not both', () => {
     const two = new Map([...WORDS, ['zsm_Latn', [{ counts: new Map([['kerajaan', 30]]), total: 1000 }, { counts: new Map([['kerajaan', 1]]), total: 1e6 }]]]);
     const stage = loadVocabulary(file(vocabularyText(two, LABELS, 10, HEADER)), LABELS);
     const p = Float64Array.from([0.1, 0.5, 0.1, 0.3]);
     refineWithVocabulary(p, stage, 'kerajaan', 8);
-    expect(Math.log(p[3]! / p[1]!)).toBeCloseTo(Math.log(0.3 / 0.5) + Math.log(301), 5);
+    expectLogRatio(Math.log(p[3]! / p[1]!), Math.log(0.3 / 0.5) + Math.log(301), stage, 1);
+  });
+  it('reads words of one- to four-byte UTF-8 characters from the file as the text scan hashes them', () => {
+    const words = ['kan', 'słowo', 'كتب', 'ጤና', '𐌲𐌿𐍄𐌰'];
+    const one = new Map([['nld_Latn', [{ counts: new Map(words.map((w) => [w, 40])), total: 2000 }]]]);
+    const stage = loadVocabulary(file(vocabularyText(one, LABELS, 10, HEADER)), LABELS);
+    expect(stage.words).toBe(5);
+    for (const w of words) {
+      const p = Float64Array.from([0.05, 0.5, 0.2, 0.25]);
+      expect(refineWithVocabulary(p, stage, w.toUpperCase(), [...w].length), w).toBe(true);
+      expect(p[2], w).toBeGreaterThan(0.5);
+    }
   });
   it('refuses an unknown version, a label the model does not have and a wrong entry count', () => {
     const text = vocabularyText(WORDS, LABELS, 10, HEADER);
@@ -49,6 +68,33 @@ describe('vocabularyText and loadVocabulary', () => {
   });
 });
 
+describe('topLabels', () => {
+  /** The K largest positive values, largest first, ties to the lower index: a full sort. */
+  const reference = (row: ArrayLike<number>, K: number) => Array.from(row, (v, i) => [v, i] as const).filter(([v]) => v > 0).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, K).map(([, i]) => i);
+  // a fixed linear congruential generator, so that a failure can be replayed
+  let seed = 12345;
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  it('finds the same labels as sorting every label, on rows with ties, zeros, subnormals and few positives', () => {
+    const top = new Int32Array(25);
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 1 + Math.floor(random() * 700);
+      const row = new Float32Array(n);
+      for (let c = 0; c < n; c++) {
+        const r = random();
+        // softmax-like spreads over many binary exponents, repeated values, zeros and subnormals
+        row[c] = r < 0.1 ? 0 : r < 0.15 ? 1e-42 : r < 0.3 ? 0.25 : Math.exp(-60 * random());
+      }
+      for (const K of [1, 2, 25]) {
+        const n32 = topLabels(row, K, top);
+        expect([...top.subarray(0, n32)]).toEqual(reference(row, K));
+        const wide = Float64Array.from(row, (v) => v * (1 + 1e-12 * random())); // distinct in float64, equal in float32
+        const n64 = topLabels(wide, K, top);
+        expect([...top.subarray(0, n64)]).toEqual(reference(wide, K));
+      }
+    }
+  });
+});
+
 describe('refineWithVocabulary', () => {
   const stage = stageOf();
   it('moves the top labels towards the one whose training text writes the words, keeping their mass and the other labels', () => {
@@ -58,15 +104,15 @@ describe('refineWithVocabulary', () => {
     // top 3: ind, zsm and one of the 0.1s (eng comes first); the fourth keeps its 0.1
     expect(p[2]).toBeCloseTo(0.1, 12);
     expect(p[0]! + p[1]! + p[3]!).toBeCloseTo(0.9, 12);
-    // zsm's bonus: ln(1 + 1e4·30/1000) + ln(1 + 1e4·20/1000); ind's 0 (bonuses are float32)
+    // zsm's bonus: ln(1 + 1e4·30/1000) + ln(1 + 1e4·20/1000); ind's 0
     const bonus = Math.log(301) + Math.log(201);
-    expect(Math.log(p[3]! / p[1]!)).toBeCloseTo(Math.log(0.3 / 0.5) + bonus, 5);
+    expectLogRatio(Math.log(p[3]! / p[1]!), Math.log(0.3 / 0.5) + bonus, stage, 2);
   });
   it('discounts each count by D', () => {
     const discounted = stageOf(10, { ...HEADER, discount: 0.5 });
     const p = Float64Array.from([0.1, 0.5, 0.1, 0.3]);
     refineWithVocabulary(p, discounted, 'kerajaan boleh', 14);
-    expect(Math.log(p[3]! / p[1]!)).toBeCloseTo(Math.log(0.3 / 0.5) + Math.log(1 + 1e4 * 29.5 / 1000) + Math.log(1 + 1e4 * 19.5 / 1000), 5);
+    expectLogRatio(Math.log(p[3]! / p[1]!), Math.log(0.3 / 0.5) + Math.log(1 + 1e4 * 29.5 / 1000) + Math.log(1 + 1e4 * 19.5 / 1000), discounted, 2);
   });
   it('changes nothing when no top label writes a word of the text', () => {
     const p = Float64Array.from([0.1, 0.5, 0.1, 0.3]);
@@ -84,7 +130,7 @@ describe('refineWithVocabulary', () => {
     const sized = stageOf(10, { ...HEADER, size_power: 0.5 });
     const p = Float64Array.from([0.1, 0.5, 0.1, 0.3]);
     refineWithVocabulary(p, sized, 'boleh', 5);
-    expect(Math.log(p[3]! / p[1]!)).toBeCloseTo(Math.log(0.3 / 0.5) + Math.log(1 + 1e4 * 20 / 1000 * Math.sqrt(1000 / 1e6)), 5);
+    expectLogRatio(Math.log(p[3]! / p[1]!), Math.log(0.3 / 0.5) + Math.log(1 + 1e4 * 20 / 1000 * Math.sqrt(1000 / 1e6)), sized, 1);
   });
   it('leaves texts longer than max_chars alone', () => {
     const short = stageOf(10, { ...HEADER, max_chars: 10 });
@@ -96,7 +142,7 @@ describe('refineWithVocabulary', () => {
     const capped = stageOf(10, { ...HEADER, lambda: 2, max_bonus: 3 });
     const p = Float64Array.from([0.1, 0.5, 0.1, 0.3]);
     refineWithVocabulary(p, capped, 'kerajaan boleh', 14);
-    expect(Math.log(p[3]! / p[1]!)).toBeCloseTo(Math.log(0.3 / 0.5) + 2 * (3 + 3), 5);
+    expectLogRatio(Math.log(p[3]! / p[1]!), Math.log(0.3 / 0.5) + 2 * (3 + 3), capped, 2);
   });
   it('divides the scores by the temperature of the text\'s length', () => {
     const hot = stageOf(10, { ...HEADER, calibration: [{ max_chars: 12, temperature: 2 }, { max_chars: null, temperature: 1 }] });
@@ -118,7 +164,7 @@ describe.each(['lid-neural-608', 'lid-lite-608'])('%s vocabulary file', (model) 
     const labels = JSON.parse(readFileSync(new URL(`../../../models/${model}/labels.json`, import.meta.url), 'utf8')) as string[];
     const stage = loadVocabulary(readFileSync(new URL(`../../../models/${model}/${VOCABULARY_FILE}`, import.meta.url)), labels);
     expect(stage.lambda).toBeGreaterThan(0);
-    expect(stage.keys.length).toBeGreaterThan(100_000);
+    expect(stage.words).toBeGreaterThan(100_000);
     expect(stage.calibration.at(-1)!.maxChars).toBeNull();
   });
 });
