@@ -17,7 +17,7 @@
  * gets fewer of the project's check sentences right, is not shipped (scripts/lid-clusters.ts).
  */
 
-import { tokenize } from './words.ts';
+import { scanWords, tokenize, wordHashA, wordHashB, type WordSink } from './words.ts';
 
 /** File of a language-ID model folder that holds its second stages (gzip JSON, {@link ClusterFile}); optional. */
 export const CLUSTERS_FILE = 'clusters.json.gz';
@@ -40,19 +40,67 @@ export interface ClusterFile {
 }
 
 /**
- * A loaded cluster: member label indexes and weights by feature, split by kind so that
- * scoring looks words up without building feature strings: `words` (w:), `pairs` (b:,
- * first word → second word), `han` (c:, one or two characters).
+ * A loaded cluster: member label indexes and weights by feature. Words and word pairs are
+ * found by their two 32-bit hashes (./words.ts: {@link wordHashA}, {@link wordHashB}; a
+ * pair's from its words' by {@link pairHashes}) in an open-addressing table, so that
+ * scoring makes no strings; both hashes must match, so a text's word takes another's
+ * weights only if they agree in 64 bits. Han characters are keyed by their code units.
  */
 interface LoadedCluster {
   members: Int32Array; lambda: number;
-  /** feature → row of `weights` */
-  words: Map<string, number>; pairs: Map<string, Map<string, number>>; han: Map<string, number>;
+  /** slots of three numbers: hash a, hash b, row + 1 (0: empty); linear probing from {@link slotOf} */
+  table: Uint32Array;
+  /** bits of a slot index */
+  slotBits: number;
+  /** Han features: a character's code unit, or first · 65,536 + second for two → row */
+  han: Map<number, number>;
   /** [features × members] */
   weights: Float32Array;
   /** per row: the text generation that last counted it (each feature counts once per text) */
   seen: Uint32Array;
   generation: number;
+  /** scratch: the members' scores of the current text */
+  scores: Float64Array;
+}
+
+/** Mixed into a pair's hashes (any constant). */
+const PAIR_KIND = 0x5f3759df;
+
+/** First slot of a key (Fibonacci hashing of its first hash). */
+function slotOf(a: number, bits: number): number {
+  return Math.imul(a, 0x9e3779b1) >>> (32 - bits);
+}
+
+/** MurmurHash3's 32-bit finaliser (Appleby): every input bit moves every output bit. */
+function fmix32(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** The two hashes of the pair (first word, second word), from the words' hashes; `out` gets [a, b]. */
+function pairHashes(a1: number, b1: number, a2: number, b2: number, out: Uint32Array): Uint32Array {
+  out[0] = fmix32(fmix32(a1 ^ PAIR_KIND) ^ a2);
+  out[1] = fmix32(fmix32(b1 + PAIR_KIND) ^ b2);
+  return out;
+}
+
+/** Row of the key (a, b) in a cluster's table, or -1. */
+function lookup(c: LoadedCluster, a: number, b: number): number {
+  const t = c.table, mask = (1 << c.slotBits) - 1;
+  for (let s = slotOf(a, c.slotBits); ; s = (s + 1) & mask) {
+    const row = t[3 * s + 2]!;
+    if (row === 0) return -1;
+    if (t[3 * s] === a && t[3 * s + 1] === b) return row - 1;
+  }
+}
+
+/** Puts the key (a, b) → row into a table with free slots. */
+function insert(t: Uint32Array, bits: number, a: number, b: number, row: number): void {
+  const mask = (1 << bits) - 1;
+  let s = slotOf(a, bits);
+  while (t[3 * s + 2] !== 0) s = (s + 1) & mask;
+  t[3 * s] = a; t[3 * s + 1] = b; t[3 * s + 2] = row + 1;
 }
 
 /** The second stages of one model, indexed by the label whose top rank triggers them. */
@@ -81,21 +129,23 @@ export function loadClusterStages(file: ClusterFile, labels: readonly string[]):
     });
     const entries = Object.entries(c.weights);
     const M = members.length;
+    // at most half of the slots full
+    const slotBits = Math.max(4, Math.ceil(Math.log2(2 * entries.length + 1)));
     const loaded: LoadedCluster = {
-      members, lambda: c.lambda, words: new Map(), pairs: new Map(), han: new Map(),
-      weights: new Float32Array(entries.length * M), seen: new Uint32Array(entries.length), generation: 0,
+      members, lambda: c.lambda, table: new Uint32Array(3 << slotBits), slotBits, han: new Map(),
+      weights: new Float32Array(entries.length * M), seen: new Uint32Array(entries.length), generation: 0, scores: new Float64Array(M),
     };
+    const pair = new Uint32Array(2);
     for (const [row, [f, w]] of entries.entries()) {
       if (w.length !== M) throw new Error(`clusters file: feature ${f} has ${w.length} weights for ${M} members`);
       loaded.weights.set(w, row * M);
       const key = f.slice(2);
-      if (f.startsWith('w:')) loaded.words.set(key, row);
-      else if (f.startsWith('c:')) loaded.han.set(key, row);
+      if (f.startsWith('w:')) insert(loaded.table, slotBits, wordHashA(key), wordHashB(key), row);
+      else if (f.startsWith('c:') && (key.length === 1 || key.length === 2)) loaded.han.set(key.length === 1 ? key.charCodeAt(0) : key.charCodeAt(0) * 65536 + key.charCodeAt(1), row);
       else if (f.startsWith('b:') && key.includes(' ')) {
         const [first, second] = [key.slice(0, key.indexOf(' ')), key.slice(key.indexOf(' ') + 1)];
-        let m = loaded.pairs.get(first);
-        if (!m) loaded.pairs.set(first, (m = new Map()));
-        m.set(second, row);
+        pairHashes(wordHashA(first), wordHashB(first), wordHashA(second), wordHashB(second), pair);
+        insert(loaded.table, slotBits, pair[0]!, pair[1]!, row);
       } else throw new Error(`clusters file: unknown feature ${f}`);
     }
     for (const m of members) (byLabel[m] ??= []).push(loaded);
@@ -122,23 +172,44 @@ export function clusterFeatures(text: string): string[] {
 /**
  * The members' scores of one cluster for a text: per member, the sum of the weights of the
  * distinct features of the text that the cluster knows (0 for none); the same features as
- * {@link clusterFeatures}, looked up without building their strings.
+ * {@link clusterFeatures}, looked up by hash ({@link scanWords}) without making strings.
+ * @returns the cluster's scratch array (valid until its next call)
  */
 function scores(c: LoadedCluster, text: string): Float64Array {
-  const M = c.members.length;
-  const s = new Float64Array(M);
-  const gen = (c.generation = (c.generation + 1) >>> 0 || 1);
-  const add = (row: number | undefined) => {
-    if (row === undefined || c.seen[row] === gen) return;
-    c.seen[row] = gen;
-    for (let k = 0, o = row * M; k < M; k++) s[k]! += c.weights[o + k]!;
-  };
-  tokenize(text, {
-    word(w, prev) { add(c.words.get(w)); if (prev !== null) add(c.pairs.get(prev)?.get(w)); },
-    han(ch, prevHan) { add(c.han.get(ch)); if (prevHan) add(c.han.get(prevHan + ch)); },
-  });
-  return s;
+  sink.cluster = c;
+  c.scores.fill(0);
+  c.generation = (c.generation + 1) >>> 0 || 1;
+  sink.hasPrev = false;
+  scanWords(text, sink);
+  return c.scores;
 }
+
+/** The scan's sink of {@link scores}: adds each feature's weights once per text (no closure per call). */
+const sink: WordSink & { cluster: LoadedCluster | null; hasPrev: boolean; prevA: number; prevB: number; pair: Uint32Array; add(row: number): void } = {
+  cluster: null, hasPrev: false, prevA: 0, prevB: 0, pair: new Uint32Array(2),
+  add(row: number): void {
+    const c = this.cluster!;
+    if (row < 0 || c.seen[row] === c.generation) return;
+    c.seen[row] = c.generation;
+    const M = c.members.length, s = c.scores, w = c.weights;
+    for (let k = 0, o = row * M; k < M; k++) s[k]! += w[o + k]!;
+  },
+  word(a: number, b: number): void {
+    const c = this.cluster!;
+    this.add(lookup(c, a, b));
+    if (this.hasPrev) {
+      pairHashes(this.prevA, this.prevB, a, b, this.pair);
+      this.add(lookup(c, this.pair[0]!, this.pair[1]!));
+    }
+    this.hasPrev = true; this.prevA = a; this.prevB = b;
+  },
+  han(code: number, prevCode: number): void {
+    const c = this.cluster!;
+    this.hasPrev = false; // a Han character ends the word pairs (tokenize: prev = null)
+    this.add(c.han.get(code) ?? -1);
+    if (prevCode !== 0) this.add(c.han.get(prevCode * 65536 + code) ?? -1);
+  },
+};
 
 /**
  * Re-ranks, in place, the members of every cluster that contains the best label of a

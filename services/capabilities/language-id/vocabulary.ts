@@ -36,21 +36,18 @@
  * hash, each with one list of `(label, bonus)` entries, the bonus in 16 bits (steps of
  * the largest bonus / 65,535, rounded: under 0.0001 nats a word for both models, whose
  * largest bonuses are 8 and 13); the
- * text is scanned for word hashes without making strings ({@link wordHashes}) and the
+ * text is scanned for word hashes without making strings ({@link scanWords}) and the
  * top labels are found from a histogram of the probabilities' exponents
  * ({@link topLabels}). All three were chosen by `npm run bench:lid` (the stage's share of
  * the batch route's time) and answer as the straightforward forms do (tests).
  */
 import { brotliDecompressSync } from 'node:zlib';
-import { fnv1a } from './features.ts';
-import { tokenize, wordHashes } from './words.ts';
+import { scanWords, tokenize, wordHashA, WORD_SEED_A } from './words.ts';
 import { temperatureFor, type TemperatureBucket } from './temperature.ts';
 
 /** File of a language-ID model folder that holds its word-frequency stage; optional. */
 export const VOCABULARY_FILE = 'vocabulary.txt.br';
 
-/** Seed of the word hash ({@link fnv1a}); any value, fixed so that files and code agree. */
-const WORD_SEED = 0x2545f491;
 
 /** Line 1 of {@link VOCABULARY_FILE}. */
 export interface VocabularyHeader {
@@ -120,9 +117,9 @@ export function vocabularyTokens(text: string, each: (word: string) => void): vo
   tokenize(text, { word: (w) => each(w), han: () => {} });
 }
 
-/** The hash a word is stored and looked up under. */
+/** The hash a word is stored and looked up under ({@link wordHashA}). */
 export function wordKey(word: string): number {
-  return fnv1a(word, WORD_SEED);
+  return wordHashA(word);
 }
 
 /**
@@ -132,7 +129,7 @@ export function wordKey(word: string): number {
  * scripts/lid-vocabulary.ts from JavaScript strings).
  */
 function utf8WordKey(bytes: Uint8Array, from: number, to: number): number {
-  let h = WORD_SEED >>> 0;
+  let h = WORD_SEED_A;
   for (let i = from; i < to;) {
     const b = bytes[i]!;
     let cp: number;
@@ -361,7 +358,7 @@ export function refineWithVocabulary(probs: Float32Array | Float64Array, stage: 
   // the words of the text the file knows (offsets of their lists, repeats kept), before any per-label work
   scan.stage = stage;
   scan.count = 0;
-  wordHashes(text, WORD_SEED, scan.word);
+  scanWords(text, scan);
   const nFound = scan.count;
   if (nFound === 0) return false;
   const K = stage.topK;
@@ -459,9 +456,10 @@ const scan = {
   found: new Int32Array(64),
   count: 0,
   word(hash: number): void {
-    const o = find(scan.stage!, hash);
+    const o = find(this.stage!, hash);
     if (o === 0) return;
-    if (scan.count === scan.found.length) { const grown = new Int32Array(2 * scan.count); grown.set(scan.found); scan.found = grown; }
-    scan.found[scan.count++] = o;
+    if (this.count === this.found.length) { const grown = new Int32Array(2 * this.count); grown.set(this.found); this.found = grown; }
+    this.found[this.count++] = o;
   },
+  han(): void {},
 };

@@ -65,26 +65,59 @@ export function tokenize(text: string, sink: TokenSink): void {
   }
 }
 
+/** Seed of a word's first hash ({@link wordHashA}: FNV-1a, {@link fnv1a}); any value, fixed so that files and code agree. */
+export const WORD_SEED_A = 0x2545f491;
+/** Seed of a word's second hash ({@link wordHashB}). */
+const WORD_SEED_B = 0x6a09e667;
+/** Multiplier of the second hash (MurmurHash2's `m`, Appleby 2008): another odd constant than FNV's prime, so that the two hashes collide independently. */
+const MULTIPLIER_B = 0x5bd1e995;
+
+/** A word's first hash: FNV-1a of its UTF-16 code units with {@link WORD_SEED_A} (unsigned 32 bits). */
+export function wordHashA(word: string): number {
+  return fnv1a(word, WORD_SEED_A);
+}
+
+/** A word's second hash (unsigned 32 bits): `h = (h ^ c) · m` per UTF-16 code unit, as {@link scanWords} computes it. */
+export function wordHashB(word: string): number {
+  let h = WORD_SEED_B;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), MULTIPLIER_B) >>> 0;
+  return h;
+}
+
+/** What {@link scanWords} reports, in text order. */
+export interface WordSink {
+  /** a word: its {@link wordHashA} and {@link wordHashB} */
+  word(a: number, b: number): void;
+  /** a Han character (its UTF-16 code unit) and the Han character just before it in the run, or 0 */
+  han(code: number, prevCode: number): void;
+}
+
 /**
- * The FNV-1a hash ({@link fnv1a}, 32 bits) of every word {@link tokenize} reports, in order,
- * computed while the text is scanned: the same numbers as `fnv1a(word, seed)` for each word,
- * without making the words' strings (the word-frequency stage looks every word up by hash
- * on the batch route's hot path; a string per word is an allocation per word).
+ * The words and Han characters {@link tokenize} reports, in the same order, as numbers:
+ * each word's two hashes, computed while the text is scanned, and each Han character's
+ * code unit, without making a string per word (the later stages look words up on the
+ * batch route's hot path). `word(a, b)` for a word `w` is `(wordHashA(w), wordHashB(w))`;
+ * `han(c, p)` is tokenize's `han(ch, prevHan)` with characters as code units (0 for '').
  * @param text any text; only its first {@link MAX_WORD_TEXT} UTF-16 code units are read
- * @param seed the hash's seed
- * @param each called with each word's hash (an unsigned 32-bit integer)
  */
-export function wordHashes(text: string, seed: number, each: (hash: number) => void): void {
+export function scanWords(text: string, sink: WordSink): void {
   const C = classes();
   const s = (text.length > MAX_WORD_TEXT ? text.slice(0, MAX_WORD_TEXT) : text).normalize('NFC').toLowerCase();
   const n = s.length;
-  const start = seed >>> 0;
-  let h = start, inWord = false;
+  let a = WORD_SEED_A, b = WORD_SEED_B, inWord = false, lastHan = 0;
   for (let i = 0; i <= n; i++) {
     const c = i < n ? s.charCodeAt(i) : 32;
     const cls = C[c]!;
-    if (cls === WORD) { h = Math.imul(h ^ c, 0x01000193) >>> 0; inWord = true; continue; }
+    if (cls === WORD) {
+      a = Math.imul(a ^ c, 0x01000193) >>> 0;
+      b = Math.imul(b ^ c, MULTIPLIER_B) >>> 0;
+      inWord = true;
+      lastHan = 0;
+      continue;
+    }
     if (cls === DROPPED) continue;
-    if (inWord) { each(h); h = start; inWord = false; }
+    // a break or a Han character ends the word
+    if (inWord) { sink.word(a, b); a = WORD_SEED_A; b = WORD_SEED_B; inWord = false; }
+    if (cls === HAN) { sink.han(c, lastHan); lastHan = c; } else lastHan = 0;
   }
 }

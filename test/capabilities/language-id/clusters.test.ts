@@ -96,4 +96,33 @@ describe.each(['lid-neural-608', 'lid-lite-608'])('%s clusters file', (model) =>
     expect(file.clusters.length).toBeGreaterThan(0);
     for (const c of file.clusters) expect(c.lambda).toBeGreaterThan(0);
   });
+  it('re-ranks as the weights of clusterFeatures say, on the check sentences and texts with Han, harakat and punctuation', () => {
+    // the loaded stages find features by hash; the reference reads the file's weights by
+    // feature string, as the trainer (scripts/lid-clusters.ts) wrote them
+    const file = JSON.parse(gunzipSync(readFileSync(path)).toString('utf8')) as ClusterFile;
+    const labels = JSON.parse(readFileSync(new URL(`../../../models/${model}/labels.json`, import.meta.url), 'utf8')) as string[];
+    const texts = readFileSync(new URL('../../../scripts/lid-cluster-check.tsv', import.meta.url), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t')[1]!);
+    texts.push('我今晚想去看电影。佢哋唔係度', '佢哋、係 中文', 'كَتَبَ الوَلَدُ، الدَّرْسَ', 'Eg veit ikkje. Eg veit, ikkje!', 'hleb i mleko; kruh i mlijeko');
+    let applied = 0;
+    for (const c of file.clusters) {
+      const stage = loadClusterStages({ version: 1, clusters: [c] }, labels);
+      for (const text of texts) {
+        const members = c.members.map((m) => labels.indexOf(m));
+        // a row whose best label is the cluster's first member, the others close behind
+        const row = new Float64Array(labels.length).fill(0.2 / labels.length);
+        members.forEach((m, k) => { row[m] = 0.8 / (k + 1.5); });
+        const mass = members.reduce((t, m) => t + row[m]!, 0);
+        const features = clusterFeatures(text);
+        const score = members.map((_, k) => features.reduce((t, f) => t + (c.weights[f]?.[k] ?? 0), 0));
+        const z = members.map((m, k) => Math.log(row[m]!) + c.lambda * score[k]!);
+        const expected = z.map((v) => Math.exp(v - Math.max(...z)));
+        const sum = expected.reduce((t, v) => t + v, 0);
+        const got = row.slice();
+        expect(refineWithClusters(got, stage, text)).toBe(true);
+        members.forEach((m, k) => expect(got[m]!, `${c.members.join('/')}: ${text}`).toBeCloseTo((mass * expected[k]!) / sum, 5));
+        if (score.some((v) => v !== 0)) applied++;
+      }
+    }
+    expect(applied).toBeGreaterThan(texts.length / 2);
+  });
 });
