@@ -15,7 +15,8 @@
  * those subsets, and all four on the languages they all answer. Speed: the eval sentences
  * of 80–120 characters, one thread. Baseline rows in the same run: each model without its
  * word-frequency stage (vocabulary.txt.br; accuracy) and without both later stages
- * (clusters.json.gz too; accuracy and speed).
+ * (clusters.json.gz too; accuracy and speed). Load: the time to read each model folder's
+ * files (readLidModel) and, of it, the word-frequency stage's (loadVocabulary).
  *
  * fastText: lid.176.ftz (Joulin et al. 2017, "Bag of Tricks for Efficient Text
  * Classification"; the model is CC BY-SA 3.0, Facebook) in WebAssembly from the npm
@@ -36,7 +37,7 @@ import { iso6393To1 } from 'iso-639-3';
 import * as ort from 'onnxruntime-node';
 import { createEngine, lidFeeds, planRows, readLidModel } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { CLUSTERS_FILE } from '../services/capabilities/language-id/clusters.ts';
-import { VOCABULARY_FILE } from '../services/capabilities/language-id/vocabulary.ts';
+import { loadVocabulary, VOCABULARY_FILE } from '../services/capabilities/language-id/vocabulary.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { modelAnswers } from '../scripts/lid-answers.ts';
 import type { LanguageIdInput } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
@@ -233,6 +234,19 @@ async function main(): Promise<void> {
     }
     const f = await fastText.identify(text);
     console.log(`| ${text} | ${cells.join(' | ')} | ${franc(text, { minLength: 1 })} | ${cld3.findLanguage(text).language} | ${fastTextToIso3(f)} ${f.possibility.toFixed(2)} |`);
+  }
+  console.log('');
+
+  // --- load --------------------------------------------------------------------------
+  console.log('## load: the model folder\'s files (labels, prior, clusters, vocabulary; not the ONNX session), one call each\n');
+  console.log('| model | readLidModel, ms | of which loadVocabulary, ms |');
+  console.log('|---|---:|---:|');
+  for (const model of MODELS) {
+    const t0 = performance.now();
+    const { info } = readLidModel(repo, model)!;
+    const t1 = performance.now();
+    loadVocabulary(readFileSync(join(ROOT, 'models', model, VOCABULARY_FILE)), info.labels);
+    console.log(`| ${model} | ${Math.round(t1 - t0)} | ${Math.round(performance.now() - t1)} |`);
   }
   console.log('');
 

@@ -107,9 +107,12 @@ function dumpOf(label: number): number {
   return 26 + (label % DUMPS);
 }
 
+/** Multiplier of Fibonacci hashing (2³² / golden ratio, odd: a bijection of 32-bit keys). */
+const MIX = 0x9e3779b1;
+
 /** First slot a word hash is looked for in (Fibonacci hashing: the hash's bits spread over the top `bits`). */
 function slotOf(key: number, bits: number): number {
-  return Math.imul(key, 0x9e3779b1) >>> (32 - bits);
+  return Math.imul(key, MIX) >>> (32 - bits);
 }
 
 /** Calls `each` for every word of a text as the stage reads it (lower case, NFC, harakat removed; Han characters skipped); the first 2,000 UTF-16 code units only. */
@@ -180,7 +183,7 @@ const REFERENCE_TOTAL = 1e6;
 /** The entries of a {@link VOCABULARY_FILE}, sorted by word hash, before the stage's parameters are applied. */
 export interface VocabularyCounts {
   header: VocabularyHeader;
-  /** distinct word hashes, ascending; entries of keys[i] are start[i] ≤ e < start[i + 1] */
+  /** distinct word hashes, in the order of their home slots (ascending `key · MIX` mod 2³²); entries of keys[i] are start[i] ≤ e < start[i + 1] */
   keys: Uint32Array; start: Uint32Array;
   /** per entry: label index (labels.json order), the word's count, the word total `N_L` of its block */
   labels: Uint16Array; counts: Uint32Array; totals: Float64Array;
@@ -244,7 +247,12 @@ export function readVocabulary(data: Uint8Array, labels: readonly string[]): Voc
     pos = end + 1;
   }
   if (e !== n) throw new Error(`vocabulary file: ${e} entries, the header says ${n}`);
-  const sorted = radixSort(keys, iota(n));
+  // sorted by the mixed hash, a bijection of the key: equal keys are neighbours, and the
+  // words come in the order of their home slots in the stage's table (slotOf), which it
+  // then fills front to back instead of at random
+  const mixed = new Uint32Array(n);
+  for (let i = 0; i < n; i++) mixed[i] = Math.imul(keys[i]!, MIX) >>> 0;
+  const sorted = radixSort(mixed, iota(n));
   let distinct = 0;
   for (let i = 0; i < n; i++) if (i === 0 || sorted.keys[i] !== sorted.keys[i - 1]) distinct++;
   const out: VocabularyCounts = {
@@ -253,9 +261,8 @@ export function readVocabulary(data: Uint8Array, labels: readonly string[]): Voc
   };
   let d = -1;
   for (let i = 0; i < n; i++) {
-    const key = sorted.keys[i]!;
-    if (d < 0 || key !== out.keys[d]) { d++; out.keys[d] = key; out.start[d] = i; }
     const from = sorted.order[i]!;
+    if (i === 0 || sorted.keys[i] !== sorted.keys[i - 1]) { d++; out.keys[d] = keys[from]!; out.start[d] = i; }
     out.labels[i] = labelOf[from]!;
     out.counts[i] = countOf[from]!;
     out.totals[i] = totalOf[from]!;
@@ -305,15 +312,19 @@ export function vocabularyStage(v: VocabularyCounts, labelCount: number, params:
   const shortness = new Uint32Array(words);
   for (let i = 0; i < words; i++) shortness[i] = 0xffff - length[i]!;
   const byLength = radixSort(shortness, iota(words)).order;
+  const offset = new Uint32Array(words);
   let o = 1;
-  for (const i of byLength) {
+  for (const i of byLength) { offset[i] = o; o += 1 + length[i]!; }
+  // words in home-slot order (readVocabulary): the table fills front to back
+  for (let i = 0; i < words; i++) {
     let s = slotOf(v.keys[i]!, slotBits);
     while (table[2 * s + 1] !== 0) s = (s + 1) & mask;
     table[2 * s] = v.keys[i]!;
-    table[2 * s + 1] = o;
-    lists[o++] = length[i]!;
+    table[2 * s + 1] = offset[i]!;
+    let at = offset[i]!;
+    lists[at++] = length[i]!;
     for (let e = v.start[i]!, end = v.start[i + 1]!; e < end; e++) {
-      if (bonus[e]! > 0) lists[o++] = (v.labels[e]! << 16) | Math.round(bonus[e]! / unit);
+      if (bonus[e]! > 0) lists[at++] = (v.labels[e]! << 16) | Math.round(bonus[e]! / unit);
     }
   }
   return {
