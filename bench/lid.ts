@@ -23,12 +23,14 @@
  * package fasttext.wasm.js (MIT), a devDependency: it is measured here and never served.
  *
  * Options: --sets sentences,wordpairs,words  --seconds N (per speed row, default 3)
+ *          --baseline REF (speed and load rows also for git ref REF's code on this checkout's
+ *          model files, alternated with this checkout's in the same process: bench/baseline.ts)
  *          --eval-dir DIR (default ../shared/data/lid-eval)
  */
 import { readFileSync, existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { franc } from 'franc-all';
 import { loadModule } from 'cld3-asm';
@@ -40,6 +42,7 @@ import { CLUSTERS_FILE } from '../services/capabilities/language-id/clusters.ts'
 import { loadVocabulary, VOCABULARY_FILE } from '../services/capabilities/language-id/vocabulary.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { modelAnswers } from '../scripts/lid-answers.ts';
+import { checkoutBaseline, type BaselineTree } from './baseline.ts';
 import type { LanguageIdInput } from '../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { accuracy, clusterFigures, confusionsWithin, expectedCalibrationError, macroF1, RELATED_LANGUAGES, type Prediction } from '../services/capabilities/language-id/evaluation.ts';
 
@@ -49,6 +52,7 @@ const { values: args } = parseArgs({
     sets: { type: 'string', default: 'sentences,wordpairs,words' },
     seconds: { type: 'string', default: '3' },
     'eval-dir': { type: 'string', default: join(ROOT, '..', 'shared', 'data', 'lid-eval') },
+    baseline: { type: 'string' },
   },
 });
 const SETS = args.sets.split(',').filter(Boolean);
@@ -241,12 +245,23 @@ async function main(): Promise<void> {
   console.log('## load: the model folder\'s files (labels, prior, clusters, vocabulary; not the ONNX session), one call each\n');
   console.log('| model | readLidModel, ms | of which loadVocabulary, ms |');
   console.log('|---|---:|---:|');
-  for (const model of MODELS) {
+  // the baseline's code on this checkout's model files, in this process
+  let tree: BaselineTree | null = null;
+  let base: { engine: ReturnType<typeof createEngine>; readLidModel: typeof readLidModel; loadVocabulary: typeof loadVocabulary } | null = null;
+  if (args.baseline) {
+    tree = checkoutBaseline(args.baseline);
+    const mod = (rel: string) => import(pathToFileURL(join(tree!.dir, rel)).href);
+    const backend = await mod('services/capabilities/language-id/backends/lid-embedding-bag.ts');
+    const vocabulary = await mod('services/capabilities/language-id/vocabulary.ts');
+    base = { engine: backend.createEngine({ repository: join(ROOT, 'models'), executionProvider: 'cpu', intraOpThreads: 1 }), readLidModel: backend.readLidModel, loadVocabulary: vocabulary.loadVocabulary };
+  }
+  const versions = [{ name: 'this checkout', readLid: readLidModel, loadVocab: loadVocabulary }, ...(base ? [{ name: args.baseline!, readLid: base.readLidModel, loadVocab: base.loadVocabulary }] : [])];
+  for (const model of MODELS) for (const v of versions) {
     const t0 = performance.now();
-    const { info } = readLidModel(repo, model)!;
+    const { info } = v.readLid(repo, model)!;
     const t1 = performance.now();
-    loadVocabulary(readFileSync(join(ROOT, 'models', model, VOCABULARY_FILE)), info.labels);
-    console.log(`| ${model} | ${Math.round(t1 - t0)} | ${Math.round(performance.now() - t1)} |`);
+    v.loadVocab(readFileSync(join(ROOT, 'models', model, VOCABULARY_FILE)), info.labels);
+    console.log(`| ${model}${base ? `, ${v.name}` : ''} | ${Math.round(t1 - t0)} | ${Math.round(performance.now() - t1)} |`);
   }
   console.log('');
 
@@ -262,16 +277,19 @@ async function main(): Promise<void> {
     await engine.run(model, batches[0]!);
     await firstStage.run(model, batches[0]!);
     await noVocabulary.run(model, batches[0]!);
+    if (base) await base.engine.run(model, batches[0]!);
     // the service's work, the same without the word frequencies and without both later stages, alternated twice (mean)
     let k = 0;
-    const withStage: number[] = [], clustersOnly: number[] = [], without: number[] = [];
+    const withStage: number[] = [], clustersOnly: number[] = [], without: number[] = [], baseline: number[] = [];
     for (let round = 0; round < 2; round++) {
       withStage.push(await rate(async () => { const b = batches[k++ % batches.length]!; await engine.run(model, b); return b.length; }));
+      if (base) baseline.push(await rate(async () => { const b = batches[k++ % batches.length]!; await base!.engine.run(model, b); return b.length; }));
       clustersOnly.push(await rate(async () => { const b = batches[k++ % batches.length]!; await noVocabulary.run(model, b); return b.length; }));
       without.push(await rate(async () => { const b = batches[k++ % batches.length]!; await firstStage.run(model, b); return b.length; }));
     }
     const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
     console.log(`| ${model} (features + onnxruntime + decoding + clusters + word frequencies, the batch route's work) | ${mean(withStage)} |`);
+    if (base) console.log(`| ${model}, the code of ${args.baseline} (same model files, alternated with the row above) | ${mean(baseline)} |`);
     console.log(`| ${model} without word frequencies (${VOCABULARY_FILE}) | ${mean(clustersOnly)} |`);
     console.log(`| ${model} first stage only (without ${CLUSTERS_FILE} and ${VOCABULARY_FILE}) | ${mean(without)} |`);
     // the ONNX session alone, on precomputed inputs
@@ -293,7 +311,8 @@ async function main(): Promise<void> {
   let ti = 0;
   console.log(`| fastText lid.176 (WebAssembly) | ${await rate(async () => { await fastText.identify(sentences[ti++ % sentences.length]!); return 1; })} |`);
   cld3.dispose();
-  for (const model of MODELS) { await engine.unload(model); await firstStage.unload(model); await noVocabulary.unload(model); }
+  for (const model of MODELS) { await engine.unload(model); await firstStage.unload(model); await noVocabulary.unload(model); await base?.engine.unload(model); }
+  tree?.remove();
   rmSync(firstStageDir, { recursive: true, force: true });
   rmSync(noVocabularyDir, { recursive: true, force: true });
 }
