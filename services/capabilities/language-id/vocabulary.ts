@@ -180,7 +180,7 @@ function iota(n: number): Uint32Array {
 /** `N_L` at which the size power `α` leaves a rate as it is (words). */
 const REFERENCE_TOTAL = 1e6;
 
-/** The entries of a {@link VOCABULARY_FILE}, sorted by word hash, before the stage's parameters are applied. */
+/** The entries of a {@link VOCABULARY_FILE}, grouped by word (in home-slot order), before the stage's parameters are applied. */
 export interface VocabularyCounts {
   header: VocabularyHeader;
   /** distinct word hashes, in the order of their home slots (ascending `key · MIX` mod 2³²); entries of keys[i] are start[i] ≤ e < start[i + 1] */
@@ -459,6 +459,7 @@ let candidateScratch = new Int32Array(1024);
 
 /** Scratch of {@link refineWithVocabulary} (it runs to the end without yielding, so one set serves every stage). */
 const topScratch = new Int32Array(25);
+/** bonuses in steps of `unit`: at most 1,000 words (MAX_WORD_TEXT code units) × 65,535 fit in 32 bits */
 const scoreScratch = new Int32Array(26 + DUMPS);
 const zScratch = new Float64Array(25);
 /** The word scan's sink: collects the list offset of every known word of the text. */
