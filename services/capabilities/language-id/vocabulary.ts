@@ -84,15 +84,15 @@ export interface VocabularyStage {
   /** longest text read (characters), Infinity for any */
   maxChars: number;
   calibration: readonly TemperatureBucket[];
-  /** distinct words (hashes) */
+  /** distinct words (hashes) with at least one entry */
   words: number;
   /** (label, word) entries with a bonus */
   entries: number;
-  /** `2^slotBits` slots of two numbers: a word's hash and the offset of its list in {@link VocabularyStage.lists} (0: empty slot); linear probing from {@link slotOf} */
+  /** `2^slotBits` slots of two numbers: a word's hash, and the offset of its list in {@link VocabularyStage.lists} or, for a word one label writes, {@link INLINE} | its entry (0: empty slot); linear probing from {@link slotOf} */
   table: Uint32Array;
   /** bits of a slot index */
   slotBits: number;
-  /** per word from its offset: the number of entries `n`, then `n` entries `label << 16 | q`, the bonus being `q · unit`; offset 0 unused */
+  /** per word that two or more labels write, from its offset: the number of entries `n`, then `n` entries `label << 16 | q` (label < 32,768), the bonus being `q · unit`; offset 0 unused */
   lists: Uint32Array;
   /** bonus of one step of `q` (`λ · ln …` of the largest entry / 65,535) */
   unit: number;
@@ -106,6 +106,9 @@ const DUMPS = 8;
 function dumpOf(label: number): number {
   return 26 + (label % DUMPS);
 }
+
+/** Flag of a table value that is a word's only entry rather than the offset of its list. */
+const INLINE = 0x80000000;
 
 /** Multiplier of Fibonacci hashing (2³² / golden ratio, odd: a bijection of 32-bit keys). */
 const MIX = 0x9e3779b1;
@@ -300,37 +303,47 @@ export function vocabularyStage(v: VocabularyCounts, labelCount: number, params:
   for (let e = 0; e < n; e++) if (bonus[e]! > 0) { kept++; if (bonus[e]! > largest) largest = bonus[e]!; }
   const unit = largest > 0 ? largest / 0xffff : 1;
   const words = v.keys.length;
-  // at most 0.8 of the slots full: a lookup reads one or two cache lines of the table
-  const slotBits = Math.max(4, Math.ceil(Math.log2(words / 0.8 + 1)));
-  const mask = (1 << slotBits) - 1;
-  const table = new Uint32Array(2 << slotBits);
-  const lists = new Uint32Array(1 + words + kept);
+  if (labelCount > 0x8000) throw new Error(`vocabulary stage: ${labelCount} labels, at most 32,768 fit an entry`);
   // lists in order of length, longest first: the words many labels write are the words most
-  // texts have, and their lists then share a few megabytes that stay in the caches
+  // texts have, and their lists then share a few megabytes that stay in the caches; a word
+  // one label writes (most words) keeps its entry in its slot, and a word none does is left out
   const length = new Uint16Array(words);
   for (let i = 0; i < words; i++) for (let e = v.start[i]!, end = v.start[i + 1]!; e < end; e++) if (bonus[e]! > 0) length[i]!++;
   const shortness = new Uint32Array(words);
-  for (let i = 0; i < words; i++) shortness[i] = 0xffff - length[i]!;
+  let listed = 0, inTable = 0;
+  for (let i = 0; i < words; i++) {
+    shortness[i] = 0xffff - length[i]!;
+    if (length[i]! > 1) listed += 1 + length[i]!;
+    if (length[i]! > 0) inTable++;
+  }
   const byLength = radixSort(shortness, iota(words)).order;
   const offset = new Uint32Array(words);
   let o = 1;
-  for (const i of byLength) { offset[i] = o; o += 1 + length[i]!; }
+  for (const i of byLength) if (length[i]! > 1) { offset[i] = o; o += 1 + length[i]!; }
+  // at most 0.8 of the slots full: a lookup reads one or two cache lines of the table
+  const slotBits = Math.max(4, Math.ceil(Math.log2(inTable / 0.8 + 1)));
+  const mask = (1 << slotBits) - 1;
+  const table = new Uint32Array(2 << slotBits);
+  const lists = new Uint32Array(1 + listed);
   // words in home-slot order (readVocabulary): the table fills front to back
   for (let i = 0; i < words; i++) {
+    if (length[i] === 0) continue;
     let s = slotOf(v.keys[i]!, slotBits);
     while (table[2 * s + 1] !== 0) s = (s + 1) & mask;
     table[2 * s] = v.keys[i]!;
-    table[2 * s + 1] = offset[i]!;
     let at = offset[i]!;
-    lists[at++] = length[i]!;
+    if (length[i]! > 1) { table[2 * s + 1] = at; lists[at++] = length[i]!; }
     for (let e = v.start[i]!, end = v.start[i + 1]!; e < end; e++) {
-      if (bonus[e]! > 0) lists[at++] = (v.labels[e]! << 16) | Math.round(bonus[e]! / unit);
+      if (!(bonus[e]! > 0)) continue;
+      const entry = (v.labels[e]! << 16) | Math.round(bonus[e]! / unit);
+      if (length[i] === 1) table[2 * s + 1] = (INLINE | entry) >>> 0;
+      else lists[at++] = entry;
     }
   }
   return {
     lambda: params.lambda, scale: params.scale, topK: Math.max(1, Math.min(25, params.top_k)), maxChars: params.max_chars ?? Infinity,
     calibration: params.calibration.map((c) => ({ maxChars: c.max_chars, temperature: c.temperature })),
-    words, entries: kept, table, slotBits, lists, unit, slot: Uint8Array.from({ length: labelCount }, (_, l) => dumpOf(l)),
+    words: inTable, entries: kept, table, slotBits, lists, unit, slot: Uint8Array.from({ length: labelCount }, (_, l) => dumpOf(l)),
   };
 }
 
@@ -344,7 +357,7 @@ export function loadVocabulary(data: Uint8Array, labels: readonly string[]): Voc
   return vocabularyStage(readVocabulary(data, labels), labels.length);
 }
 
-/** Offset of a word hash's list in the stage's lists, or 0 when no label writes it. */
+/** A word hash's table value (the offset of its list, or {@link INLINE} | its only entry), or 0 when no label writes it. */
 function find(stage: VocabularyStage, key: number): number {
   const { table } = stage;
   const mask = (1 << stage.slotBits) - 1;
@@ -384,6 +397,7 @@ export function refineWithVocabulary(probs: Float32Array | Float64Array, stage: 
   const score = scoreScratch.fill(0);
   for (let f = 0; f < nFound; f++) {
     const o = scan.found[f]!;
+    if (o < 0) { const entry = o & 0x7fffffff; score[slot[entry >>> 16]!]! += entry & 0xffff; continue; } // INLINE, read as int32
     for (let e = o + 1, end = o + 1 + lists[o]!; e < end; e++) {
       const entry = lists[e]!;
       score[slot[entry >>> 16]!]! += entry & 0xffff;
@@ -462,7 +476,7 @@ const topScratch = new Int32Array(25);
 /** bonuses in steps of `unit`: at most 1,000 words (MAX_WORD_TEXT code units) × 65,535 fit in 32 bits */
 const scoreScratch = new Int32Array(26 + DUMPS);
 const zScratch = new Float64Array(25);
-/** The word scan's sink: collects the list offset of every known word of the text. */
+/** The word scan's sink: collects the table value of every known word of the text (a list offset, or INLINE | entry, negative as int32). */
 const scan = {
   stage: null as VocabularyStage | null,
   found: new Int32Array(64),
