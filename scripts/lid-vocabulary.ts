@@ -160,6 +160,13 @@ function predictions(rows: readonly Row[], labels: readonly string[], stage: Voc
   });
 }
 
+/** Right answers per gold label. */
+function rightPerLabel(ps: readonly Prediction[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const p of ps) m.set(p.gold, (m.get(p.gold) ?? 0) + (p.gold === p.predicted ? 1 : 0));
+  return m;
+}
+
 /**
  * Builds, tunes and writes one model's stage.
  * @returns report lines (markdown)
@@ -182,11 +189,10 @@ export async function writeVocabularyStage(repo: string, name: string, pools: Re
   const stageOf = (scale: number, lambda: number, discount: number, sizePower: number, maxBonus: number | null) =>
     vocabularyStage(counts, labels.length, { scale, lambda, discount, size_power: sizePower, max_bonus: maxBonus, top_k: TOP_K, max_chars: MAX_CHARS[name] ?? null, calibration: [{ max_chars: null, temperature: 1 }] });
   // right answers per label of the news sentences without the stage
-  const newsLabels = (ps: Prediction[]) => { const m = new Map<string, number>(); for (const p of ps) m.set(p.gold, (m.get(p.gold) ?? 0) + (p.gold === p.predicted ? 1 : 0)); return m; };
-  const newsBefore = newsLabels(predictions(bySet['news sentences']!, labels, null));
+  const newsBefore = rightPerLabel(predictions(bySet['news sentences']!, labels, null));
   const checkBefore = accuracy(predictions(bySet[CHECK_SET]!, labels, null));
-  // S, λ and D on the development set (the temperature does not change the answer); a
-  // choice that gets fewer check sentences right than the earlier stages alone is out
+  // S, λ, D, α and B on the development set (the temperature does not change the answer);
+  // a choice that gets fewer check sentences right than the earlier stages alone is out
   const tried: Array<{ scale: number; lambda: number; discount: number; sizePower: number; maxBonus: number | null; score: number; check: number; worst: number }> = [];
   const grid: string[] = [];
   for (const scale of SCALES) for (const lambda of LAMBDAS) for (const discount of DISCOUNTS) for (const sizePower of SIZE_POWERS) for (const maxBonus of MAX_BONUSES) {
@@ -194,7 +200,7 @@ export async function writeVocabularyStage(repo: string, name: string, pools: Re
     const preds = dev.map((s) => predictions(bySet[s]!, labels, stage));
     const accs = preds.map(accuracy);
     const check = accuracy(predictions(bySet[CHECK_SET]!, labels, stage));
-    const after = newsLabels(preds[dev.indexOf('news sentences')]!);
+    const after = rightPerLabel(preds[dev.indexOf('news sentences')]!);
     const worst = Math.max(...[...newsBefore].map(([l, n]) => n - (after.get(l) ?? 0)));
     tried.push({ scale, lambda, discount, sizePower, maxBonus, score: accs.reduce((a, b) => a + b, 0) / accs.length, check, worst });
     grid.push(`S = ${scale.toExponential(0)}, λ = ${lambda}, D = ${discount}, α = ${sizePower}, B = ${maxBonus ?? '∞'}: ${accs.map((a) => (100 * a).toFixed(2)).join(' / ')}, check ${Math.round(check * bySet[CHECK_SET]!.length)}, most news sentences one label loses ${worst}`);
@@ -235,14 +241,12 @@ export async function writeVocabularyStage(repo: string, name: string, pools: Re
     table.push(`| ${s} | ${r.length} | ${(100 * accuracy(a)).toFixed(1)} → ${(100 * accuracy(b)).toFixed(1)} % | ${(100 * expectedCalibrationError(a)).toFixed(1)} → ${(100 * expectedCalibrationError(b)).toFixed(1)} % |`);
     if (s !== 'news sentences' && s !== CHECK_SET) continue;
     // labels whose count of right answers moves (by 5 or more on news sentences)
-    const right = (ps: Prediction[]) => { const m = new Map<string, number>(); for (const p of ps) m.set(p.gold, (m.get(p.gold) ?? 0) + (p.gold === p.predicted ? 1 : 0)); return m; };
-    const [ra, rb] = [right(a), right(b)];
+    const [ra, rb] = [rightPerLabel(a), rightPerLabel(b)];
     const moved = [...ra].filter(([l, n]) => Math.abs((rb.get(l) ?? 0) - n) >= (s === CHECK_SET ? 1 : 5)).map(([l, n]) => `${l} ${n} → ${rb.get(l) ?? 0}`);
     moves.push(`${s}: ${moved.join(', ') || 'none'}`);
   }
-  const header2 = JSON.parse(text.slice(0, text.indexOf('\n'))) as VocabularyHeader;
   const report = [
-    `${name}: ${header2.entries} entries (at most ${cap} words per label), ${final.words} distinct words, ${(statSync(file).size / 1e6).toFixed(1)} MB; S = ${best.scale.toExponential(0)}, λ = ${best.lambda}, D = ${best.discount}, α = ${best.sizePower}, B = ${best.maxBonus ?? '∞'} (no label loses more than ${allowed} of its news sentences); temperatures ${calibration.map((c) => `${c.max_chars === null ? 'longer' : `≤ ${c.max_chars}`} → ${c.temperature}`).join(', ')}`,
+    `${name}: ${counts.labels.length} entries (at most ${cap} words per label), ${final.words} distinct words, ${(statSync(file).size / 1e6).toFixed(1)} MB; S = ${best.scale.toExponential(0)}, λ = ${best.lambda}, D = ${best.discount}, α = ${best.sizePower}, B = ${best.maxBonus ?? '∞'} (no label loses more than ${allowed} of its news sentences); temperatures ${calibration.map((c) => `${c.max_chars === null ? 'longer' : `≤ ${c.max_chars}`} → ${c.temperature}`).join(', ')}`,
     '', ...table, '',
     `Labels whose right answers move: ${moves.join('; ')}.`, '',
     `Development set (news words / word pairs / sentences, and check sentences right of ${bySet[CHECK_SET]!.length}, ${Math.round(checkBefore * bySet[CHECK_SET]!.length)} without the stage) over the grid: ${grid.join('; ')}.`,

@@ -96,15 +96,8 @@ export interface VocabularyStage {
   lists: Uint32Array;
   /** bonus of one step of `q` (`λ · ln …` of the largest entry / 65,535) */
   unit: number;
-  /** scratch: per label its place in the current top list plus one, or its spare cell ({@link dumpOf}) */
+  /** scratch: per label its place in the current top list plus one, or 0 */
   slot: Uint8Array;
-}
-
-/** Spare score cells of {@link refineWithVocabulary} for the labels outside the top list. */
-const DUMPS = 8;
-/** The spare score cell of a label outside the top list: after the 25 + 1 cells of the top list, by label. */
-function dumpOf(label: number): number {
-  return 26 + (label % DUMPS);
 }
 
 /** Flag of a table value that is a word's only entry rather than the offset of its list. */
@@ -123,14 +116,9 @@ export function vocabularyTokens(text: string, each: (word: string) => void): vo
   tokenize(text, { word: (w) => each(w), han: () => {} });
 }
 
-/** The hash a word is stored and looked up under ({@link wordHashA}). */
-export function wordKey(word: string): number {
-  return wordHashA(word);
-}
-
 /**
- * {@link wordKey} of the word whose UTF-8 is `bytes[from … to − 1]`: the FNV-1a of its
- * UTF-16 code units (a code point above U+FFFF as its surrogate pair), as `wordKey` of the
+ * {@link wordHashA} of the word whose UTF-8 is `bytes[from … to − 1]`: the FNV-1a of its
+ * UTF-16 code units (a code point above U+FFFF as its surrogate pair), as `wordHashA` of the
  * decoded string. The bytes must be well-formed UTF-8 (the file is written by
  * scripts/lid-vocabulary.ts from JavaScript strings).
  */
@@ -343,7 +331,7 @@ export function vocabularyStage(v: VocabularyCounts, labelCount: number, params:
   return {
     lambda: params.lambda, scale: params.scale, topK: Math.max(1, Math.min(25, params.top_k)), maxChars: params.max_chars ?? Infinity,
     calibration: params.calibration.map((c) => ({ maxChars: c.max_chars, temperature: c.temperature })),
-    words: inTable, entries: kept, table, slotBits, lists, unit, slot: Uint8Array.from({ length: labelCount }, (_, l) => dumpOf(l)),
+    words: inTable, entries: kept, table, slotBits, lists, unit, slot: new Uint8Array(labelCount),
   };
 }
 
@@ -392,8 +380,7 @@ export function refineWithVocabulary(probs: Float32Array | Float64Array, stage: 
   const { slot, lists } = stage;
   for (let k = 0; k < nTop; k++) slot[top[k]!] = k + 1;
   // score[k + 1]: the k-th top label's bonus in steps of `unit`; the other labels' entries
-  // go to DUMPS spare cells by label, so that the loop over a word's entries has no
-  // branch and consecutive entries rarely add to the same cell (each add waits for the last)
+  // go to score[0], so that the loop over a word's entries has no branch
   const score = scoreScratch.fill(0);
   for (let f = 0; f < nFound; f++) {
     const o = scan.found[f]!;
@@ -403,7 +390,7 @@ export function refineWithVocabulary(probs: Float32Array | Float64Array, stage: 
       score[slot[entry >>> 16]!]! += entry & 0xffff;
     }
   }
-  for (let k = 0; k < nTop; k++) slot[top[k]!] = dumpOf(top[k]!);
+  for (let k = 0; k < nTop; k++) slot[top[k]!] = 0;
   let known = false;
   for (let k = 1; k <= nTop; k++) if (score[k]! > 0) known = true;
   if (!known) return false;
@@ -474,7 +461,7 @@ let candidateScratch = new Int32Array(1024);
 /** Scratch of {@link refineWithVocabulary} (it runs to the end without yielding, so one set serves every stage). */
 const topScratch = new Int32Array(25);
 /** bonuses in steps of `unit`: at most 1,000 words (MAX_WORD_TEXT code units) × 65,535 fit in 32 bits */
-const scoreScratch = new Int32Array(26 + DUMPS);
+const scoreScratch = new Int32Array(26);
 const zScratch = new Float64Array(25);
 /** The word scan's sink: collects the table value of every known word of the text (a list offset, or INLINE | entry, negative as int32). */
 const scan = {
