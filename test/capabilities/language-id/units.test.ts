@@ -13,6 +13,14 @@ describe('scripts', () => {
     expect(dominantScript('12345')).toBe('Zxxx');
     expect(scriptCounts('ẹ̀ a').get('Latn')).toBe(2);
   });
+  // regression: the counts live in one array between calls; a call must not see the last one's
+  it('counts each text afresh, whatever was counted before', () => {
+    const texts = ['Hello мир', 'שלום עולם 123', '', 'こんにちは世界 hello', '𐌰𐌱𐌲 gothic', 'Привет'];
+    const alone = texts.map((t) => [...scriptCounts(t)]);
+    for (let r = 0; r < 2; r++) texts.forEach((t, i) => expect([...scriptCounts(t)], t).toEqual(alone[i]));
+    expect(alone[5]).toEqual([['Cyrl', 6]]);
+    expect(alone[2]).toEqual([]);
+  });
 });
 
 describe('features', () => {
