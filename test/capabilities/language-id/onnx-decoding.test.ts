@@ -11,7 +11,7 @@ import { answerFrom, decode, planDecode, preflight, type DecodeOptions, type Dec
 import { featureIds } from '../../../services/capabilities/language-id/features.ts';
 import { refineWithClusters } from '../../../services/capabilities/language-id/clusters.ts';
 import { refineWithVocabulary } from '../../../services/capabilities/language-id/vocabulary.ts';
-import { FeedScratch, createEngine, itemOutput, lidFeeds, readLidModel } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
+import { CHUNK_IDS, FeedScratch, createEngine, itemOutput, lidFeeds, readLidModel, sessionChunks, type LidRow } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { ModelRepository } from '../../../services/models/repository.ts';
 
 const MODELS = join(import.meta.dirname, '..', '..', '..', 'models');
@@ -87,6 +87,22 @@ describe.each(['lid-neural-608', 'lid-lite-608'])('%s', (model) => {
     await engine.unload(model);
   });
 
+  // the rows go through the session sorted by length and in several runs (sessionChunks):
+  // each answer must still be its own text's, as the text alone gets it
+  it('answers each text of a micro-batch as it answers the text alone, whatever the lengths beside it (sessionChunks)', async () => {
+    const engine = createEngine({ repository: MODELS, executionProvider: 'cpu', intraOpThreads: 1 });
+    const long = Array.from({ length: 40 }, (_, i) => TEXTS[i % TEXTS.length]).join(' ').slice(0, 1900);
+    const texts = [long, ...TEXTS, long.slice(0, 700), ...TEXTS.map((t) => `${t} ${t}`)];
+    const inputs = texts.map((text) => ({ text, model, mode: 'coverage' as const, topK: 3, candidates: null }));
+    const together = await engine.run(model, inputs);
+    for (const [i, input] of inputs.entries()) {
+      const [alone] = await engine.run(model, [input]);
+      expect(together[i]!.output!.top.map((t) => t.label), input.text.slice(0, 40)).toEqual(alone!.output!.top.map((t) => t.label));
+      together[i]!.output!.top.forEach((t, k) => expect(t.score).toBeCloseTo(alone!.output!.top[k]!.score, 3));
+    }
+    await engine.unload(model);
+  });
+
   it('answers each item with all of its answer\'s fields and the text only when it is to be echoed (itemOutput, issue 17)', async () => {
     const engine = createEngine({ repository: MODELS, executionProvider: 'cpu', intraOpThreads: 1 });
     // texts the model reads and texts answered before it (no letters, 'x'), echoed and not
@@ -105,3 +121,20 @@ describe.each(['lid-neural-608', 'lid-lite-608'])('%s', (model) => {
   });
 });
 
+describe('sessionChunks', () => {
+  it('puts every row in one run, shortest first, each run within CHUNK_IDS ids unless a row alone is longer', () => {
+    const plan = { chars: 1, invTemperature: 1, priorWeight: 0, mask: new Float32Array(1) };
+    const lengths = [5, 9000, 0, 300, 300, CHUNK_IDS + 7, 2, 40000, 17, 600, ...Array.from({ length: 200 }, (_, i) => (i * 37) % 900)];
+    const rows: LidRow[] = lengths.map((n, i) => ({ i, ids: new Uint32Array(n), plan }));
+    const chunks = sessionChunks(rows);
+    expect(chunks.flat().map((r) => r.i).sort((a, b) => a - b)).toEqual(rows.map((r) => r.i));
+    const flat = chunks.flat().map((r) => r.ids.length);
+    expect(flat).toEqual([...lengths].sort((a, b) => a - b));
+    for (const c of chunks) {
+      const longest = Math.max(1, ...c.map((r) => r.ids.length));
+      if (c.length > 1) expect(c.length * longest).toBeLessThanOrEqual(CHUNK_IDS);
+    }
+    expect(chunks.filter((c) => c.length === 1 && c[0]!.ids.length > CHUNK_IDS)).toHaveLength(2);
+    expect(sessionChunks([])).toEqual([]);
+  });
+});

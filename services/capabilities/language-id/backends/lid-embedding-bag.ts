@@ -120,6 +120,31 @@ export function planRows(info: LidModelInfo, features: FeatureSpec, inputs: Read
   return rows;
 }
 
+/** Most ids (rows × longest row) of one session run: see {@link sessionChunks}. */
+export const CHUNK_IDS = 32768;
+
+/**
+ * The rows of a micro-batch in the session runs they go through: sorted by their number of
+ * ids, and cut so that a run's ids tensor (rows × its longest row, the padding included)
+ * holds at most {@link CHUNK_IDS}. The graph's Gather writes one embedding per id before
+ * summing them (scripts/lid-onnx.ts), so a run of 256 sentences wrote 33 MB for
+ * lid-neural-608 and read it back from memory; in runs of this size it stays in the cache,
+ * and one long text no longer pads every short text of its micro-batch to its length.
+ * A row longer than the budget runs alone.
+ */
+export function sessionChunks(rows: readonly LidRow[]): LidRow[][] {
+  const sorted = [...rows].sort((a, b) => a.ids.length - b.ids.length);
+  const chunks: LidRow[][] = [];
+  let chunk: LidRow[] = [];
+  for (const r of sorted) {
+    const L = Math.max(1, r.ids.length);
+    if (chunk.length > 0 && (chunk.length + 1) * L > CHUNK_IDS) { chunks.push(chunk); chunk = []; }
+    chunk.push(r);
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
 /**
  * Reads what decoding needs of a language-ID model folder: config.json (features,
  * `calibration` buckets or one `temperature`), labels.json, prior.json and, where the
@@ -184,15 +209,15 @@ export function createEngine(ctx: EngineContext): Engine<LanguageIdInput, LidAns
       const results: Array<ItemResult<LidAnswer & { text: string | null }> | undefined> = new Array(inputs.length);
       const done = (i: number, a: LidAnswer) => { results[i] = { output: itemOutput(a, inputs[i]!.echoText ? inputs[i]!.text : null), failure: null }; };
       const rows = planRows(m.info, m.features, inputs, done);
-      if (rows.length > 0) {
+      const C = m.info.labels.length;
+      for (const chunk of sessionChunks(rows)) {
         // runs of one thread can overlap (a message handler awaits its run): each borrows its own arrays
         const scratch = m.scratch.pop() ?? new FeedScratch();
         let out: ort.InferenceSession.OnnxValueMapType;
         // only probs: logits would be a second [N, C] output array per run
-        try { out = await m.session.run(lidFeeds(rows, m.features.buckets, m.info.logPrior, scratch), ['probs']); } finally { m.scratch.push(scratch); }
+        try { out = await m.session.run(lidFeeds(chunk, m.features.buckets, m.info.logPrior, scratch), ['probs']); } finally { m.scratch.push(scratch); }
         const probs = out.probs!.data as Float32Array;
-        const C = m.info.labels.length;
-        rows.forEach((r, n) => {
+        chunk.forEach((r, n) => {
           const row = probs.subarray(n * C, (n + 1) * C);
           refineWithClusters(row, m.info.clusters, inputs[r.i]!.text);
           if (m.info.vocabulary) refineWithVocabulary(row, m.info.vocabulary, inputs[r.i]!.text, r.plan.chars);
