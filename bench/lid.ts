@@ -13,7 +13,8 @@
  * route runs them. franc-all, cld3-asm and fastText are scored on the languages each can
  * answer (ISO 639-3 after mapping, see {@link cld3ToIso3}); ours on all 79, on each of
  * those subsets, and all four on the languages they all answer. Speed: the eval sentences
- * of 80–120 characters, one thread. Baseline rows in the same run: each model without its
+ * of 80–120 characters, one thread, in micro-batches of 256, and in micro-batches of 64 whose
+ * first text is 1,900 characters long (mixed lengths). Baseline rows in the same run: each model without its
  * word-frequency stage (vocabulary.txt.br; accuracy) and without both later stages
  * (clusters.json.gz too; accuracy and speed). Load: the time to read each model folder's
  * files (readLidModel) and, of it, the word-frequency stage's (loadVocabulary).
@@ -293,9 +294,19 @@ async function main(): Promise<void> {
       clustersOnly.push(await rate(async () => { const b = batches[k++ % batches.length]!; await noVocabulary.run(model, b); return b.length; }));
       without.push(await rate(async () => { const b = batches[k++ % batches.length]!; await firstStage.run(model, b); return b.length; }));
     }
+    // mixed lengths: micro-batches of 64 (lid-neural-608's preferred size) whose first text is a long one
+    const long = sentences.slice(0, 40).join(' ').slice(0, 1900);
+    const mixedBatches = batches.map((b) => [{ ...b[0]!, text: long }, ...b.slice(1, 64)]);
+    const mixed: number[] = [], mixedBaseline: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      mixed.push(await rate(async () => { const b = mixedBatches[k++ % mixedBatches.length]!; await engine.run(model, b); return b.length; }));
+      if (base) mixedBaseline.push(await rate(async () => { const b = mixedBatches[k++ % mixedBatches.length]!; await base!.engine.run(model, b); return b.length; }));
+    }
     const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
     console.log(`| ${model} (features + onnxruntime + decoding + clusters + word frequencies, the batch route's work) | ${mean(withStage)} |`);
     if (base) console.log(`| ${model}, the code of ${args.baseline} (same model files, alternated with the row above) | ${mean(baseline)} |`);
+    console.log(`| ${model}, micro-batches of 64 whose first text has 1,900 characters (the batch route's work) | ${mean(mixed)} |`);
+    if (base) console.log(`| ${model}, the same, the code of ${args.baseline} (alternated with the row above) | ${mean(mixedBaseline)} |`);
     console.log(`| ${model} without word frequencies (${VOCABULARY_FILE}) | ${mean(clustersOnly)} |`);
     console.log(`| ${model} first stage only (without ${CLUSTERS_FILE} and ${VOCABULARY_FILE}) | ${mean(without)} |`);
     // the ONNX session alone, on precomputed inputs
