@@ -283,6 +283,35 @@ export function shuffle<T>(xs: T[], r: () => number): T[] {
  * writes the language, a lexicon of words and short phrases (training only; see
  * LEXICON_SHARE in scripts/train-lid.ts).
  */
+/**
+ * The word-frequency lists of `../shared/data/corpora/text/<label>/*.freq.tsv` (`word<TAB>count`;
+ * README section 5: OpenSubtitles2018 counts from hermitdave/FrequencyWords, CC BY-SA 4.0,
+ * about 50,000 words each, for vie, pol, tur, spa, fra, por and ita). They are not text:
+ * language ID's first stage never sees them; the word-frequency stage counts them as a part
+ * of their label's words of its own (scripts/lid-vocabulary.ts countWords), the everyday
+ * words (greetings, thanks) that news and UDHR text rarely write. No held-out split: the
+ * stage is chosen on the news development set, which they do not touch.
+ * @returns per label, its lists' words with their counts (summed over the label's lists)
+ */
+export function frequencyLists(): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  const textDir = join(SHARED, 'text');
+  if (!existsSync(textDir)) return out;
+  for (const label of readdirSync(textDir).filter((n) => /^[a-z]{3}_[A-Z][a-z]{3}$/.test(n)).sort()) {
+    if (label in WITHHELD) continue;
+    for (const f of readdirSync(join(textDir, label)).filter((n) => n.endsWith('.freq.tsv')).sort()) {
+      const m = out.get(label) ?? new Map<string, number>();
+      out.set(label, m);
+      for (const line of readFileSync(join(textDir, label, f), 'utf8').split('\n')) {
+        const [word, count] = line.split('\t');
+        const n = Number(count);
+        if (word && Number.isInteger(n) && n > 0) m.set(word, (m.get(word) ?? 0) + n);
+      }
+    }
+  }
+  return out;
+}
+
 export interface Pool {
   train: string[]; heldOut: string[]; lexicon: string[]; lexiconHeldOut: string[]; sources: Set<string>;
   /** the held-out lines (also in `heldOut`) of the label's {@link NEWS_SOURCE} files: its news development set */

@@ -8,7 +8,8 @@ import { brotliCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { loadVocabulary, refineWithVocabulary, topLabels, vocabularyTokens, VOCABULARY_FILE, type VocabularyHeader } from '../../../services/capabilities/language-id/vocabulary.ts';
 import { decode, modelInfo } from '../../../services/capabilities/language-id/decode.ts';
-import { vocabularyText } from '../../../scripts/lid-vocabulary.ts';
+import { countWords, vocabularyText } from '../../../scripts/lid-vocabulary.ts';
+import type { Pool } from '../../../scripts/lid-data.ts';
 
 const LABELS = ['eng_Latn', 'ind_Latn', 'nld_Latn', 'zsm_Latn'];
 const HEADER: Omit<VocabularyHeader, 'entries'> = { version: 1, scale: 1e4, lambda: 1, discount: 0, size_power: 0, max_bonus: null, top_k: 3, max_chars: null, calibration: [{ max_chars: null, temperature: 1 }] };
@@ -65,6 +66,28 @@ describe('vocabularyText and loadVocabulary', () => {
     const seen: string[] = [];
     vocabularyTokens('Kerajaan BOLEH, كَتَبَ 中文', (w) => seen.push(w));
     expect(seen).toEqual(['kerajaan', 'boleh', 'كتب']);
+  });
+});
+
+describe('countWords', () => {
+  const pool = (train: string[], parallel: string[] = [], lexicon: string[] = []) => ({ train: [...train, ...parallel], parallel: new Set(parallel), lexicon, heldOut: [], lexiconHeldOut: [], heldOutNews: [], sources: new Set<string>() }) as unknown as Pool;
+  it('counts parallel lines, the rest and a label\'s word-frequency list as separate parts', () => {
+    const pools = new Map([
+      ['por_Latn', pool(['O governo disse', 'o governo'], ['Disse o ministro'], ['bom dia'])],
+      ['glg_Latn', pool(['O goberno dixo'])],
+    ]);
+    const lists = new Map([['por_Latn', new Map([['Obrigado', 250], ['não', 600], ["d'água", 5]])], ['xxx_Latn', new Map([['nada', 9]])]]);
+    const words = countWords(pools, lists);
+    const [parallel, rest, list] = words.get('por_Latn')!;
+    expect([...parallel!.counts]).toEqual([['disse', 1], ['o', 1], ['ministro', 1]]);
+    expect(rest!.counts.get('governo')).toBe(2);
+    expect(rest!.counts.get('dia')).toBe(1); // lexicon entries count in the rest
+    // a list's word is read as text is (lower case; split where the text scan splits) and counts its count
+    expect([...list!.counts]).toEqual([['obrigado', 250], ['não', 600], ['d', 5], ['água', 5]]);
+    expect(list!.total).toBe(860);
+    // a label without a list has only its text's parts; a list without a label is not read
+    expect(words.get('glg_Latn')).toHaveLength(1);
+    expect(words.has('xxx_Latn')).toBe(false);
   });
 });
 
