@@ -23,7 +23,7 @@
  *   `cldr-dates-full`; Unicode License v3): a lexicon of words and short phrases per
  *   language (scripts/lid-cldr.ts), for training only.
  * - `../shared/data/corpora/text/<label>/*.freq.tsv` (word-frequency lists, OpenSubtitles2018,
- *   CC BY-SA 4.0): counted by lid-lite-608's word-frequency stage only (scripts/lid-vocabulary.ts FREQUENCY_LISTS).
+ *   CC BY-SA 4.0): counted by the word-frequency stage only (scripts/lid-vocabulary.ts).
  * A share of the running-text examples is made noisy the way web text is (diacritics
  * left out, a legacy code page read as Windows-1252; scripts/lid-noise.ts, NOISE_SHARE).
  * The evaluation sets in `../shared/data/lid-eval/` are never read here.
@@ -43,7 +43,7 @@ import { featureIds, type FeatureSpec } from '../services/capabilities/language-
 import { buildPrior } from './lid-prior.ts';
 import { rng } from './rng.ts';
 import { trainClusterWeights, writeClusterStages } from './lid-clusters.ts';
-import { countWords, FREQUENCY_LISTS, writeVocabularyStage } from './lid-vocabulary.ts';
+import { countWords, writeVocabularyStage } from './lid-vocabulary.ts';
 import { dataTable, frequencyLists, HELD_OUT_SETS, heldOutTexts, loadTrainingText, MIN_HELD_OUT_LINES, MIN_TRAIN_LINES, MIN_WORD_LIST, shuffle, snippet, WITHHELD, withoutNamesAndNumbers, type Pool } from './lid-data.ts';
 import { DICTIONARIES, dictionaryForms } from './lid-dictionaries.ts';
 import { LEGACY_CODE_PAGE, legacyMojibake, noisyVariant, stripDiacritics, strippable } from './lid-noise.ts';
@@ -469,11 +469,11 @@ ${dataTable(pools)}
 const repo = args.out ?? join(ROOT, 'models');
 const groups = trainClusterWeights(pools, labels);
 const lists = frequencyLists();
+const words = countWords(pools, lists);
 const listLabels = [...lists.keys()].filter((l) => pools.has(l));
 for (const plan of PLANS) {
   if (args.only && args.only !== plan.name) continue;
   for (const line of await writeClusterStages(repo, plan.name, pools, groups)) console.log(line);
   // the word-frequency stage (scripts/lid-vocabulary.ts), after the clusters it follows
-  const withLists = FREQUENCY_LISTS[plan.name] ?? false;
-  for (const line of await writeVocabularyStage(repo, plan.name, pools, countWords(pools, withLists ? lists : undefined), undefined, withLists ? listLabels : [])) console.log(line);
+  for (const line of await writeVocabularyStage(repo, plan.name, pools, words, undefined, listLabels)) console.log(line);
 }
