@@ -279,11 +279,6 @@ export function shuffle<T>(xs: T[], r: () => number): T[] {
 }
 
 /**
- * Training text of one label: lines of running text (`train`, `heldOut`) and, where CLDR
- * writes the language, a lexicon of words and short phrases (training only; see
- * LEXICON_SHARE in scripts/train-lid.ts).
- */
-/**
  * The word-frequency lists of `../shared/data/corpora/text/<label>/*.freq.tsv` (`word<TAB>count`;
  * README section 5: OpenSubtitles2018 counts from hermitdave/FrequencyWords, CC BY-SA 4.0,
  * about 50,000 words each, for vie, pol, tur, spa, fra, por and ita). They are not text:
@@ -312,6 +307,11 @@ export function frequencyLists(): Map<string, Map<string, number>> {
   return out;
 }
 
+/**
+ * Training text of one label: lines of running text (`train`, `heldOut`) and, where CLDR
+ * writes the language, a lexicon of words and short phrases (training only; see
+ * LEXICON_SHARE in scripts/train-lid.ts).
+ */
 export interface Pool {
   train: string[]; heldOut: string[]; lexicon: string[]; lexiconHeldOut: string[]; sources: Set<string>;
   /** the held-out lines (also in `heldOut`) of the label's {@link NEWS_SOURCE} files: its news development set */
