@@ -17,7 +17,7 @@
  * gets fewer of the project's check sentences right, is not shipped (scripts/lid-clusters.ts).
  */
 
-import { scanWords, tokenize, wordHashA, wordHashB, type WordSink } from './words.ts';
+import { homeSlot, scanWords, tokenize, wordHashA, wordHashB, type WordSink } from './words.ts';
 
 /** File of a language-ID model folder that holds its second stages (gzip JSON, {@link ClusterFile}); optional. */
 export const CLUSTERS_FILE = 'clusters.json.gz';
@@ -48,7 +48,7 @@ export interface ClusterFile {
  */
 interface LoadedCluster {
   members: Int32Array; lambda: number;
-  /** slots of three numbers: hash a, hash b, row + 1 (0: empty); linear probing from {@link slotOf} */
+  /** slots of three numbers: hash a, hash b, row + 1 (0: empty); linear probing from {@link homeSlot} of hash a */
   table: Uint32Array;
   /** bits of a slot index */
   slotBits: number;
@@ -65,11 +65,6 @@ interface LoadedCluster {
 
 /** Mixed into a pair's hashes (any constant). */
 const PAIR_KIND = 0x5f3759df;
-
-/** First slot of a key (Fibonacci hashing of its first hash). */
-function slotOf(a: number, bits: number): number {
-  return Math.imul(a, 0x9e3779b1) >>> (32 - bits);
-}
 
 /** MurmurHash3's 32-bit finaliser (Appleby): every input bit moves every output bit. */
 function fmix32(h: number): number {
@@ -88,7 +83,7 @@ function pairHashes(a1: number, b1: number, a2: number, b2: number, out: Uint32A
 /** Row of the key (a, b) in a cluster's table, or -1. */
 function lookup(c: LoadedCluster, a: number, b: number): number {
   const t = c.table, mask = (1 << c.slotBits) - 1;
-  for (let s = slotOf(a, c.slotBits); ; s = (s + 1) & mask) {
+  for (let s = homeSlot(a, c.slotBits); ; s = (s + 1) & mask) {
     const row = t[3 * s + 2]!;
     if (row === 0) return -1;
     if (t[3 * s] === a && t[3 * s + 1] === b) return row - 1;
@@ -98,7 +93,7 @@ function lookup(c: LoadedCluster, a: number, b: number): number {
 /** Puts the key (a, b) → row into a table with free slots. */
 function insert(t: Uint32Array, bits: number, a: number, b: number, row: number): void {
   const mask = (1 << bits) - 1;
-  let s = slotOf(a, bits);
+  let s = homeSlot(a, bits);
   while (t[3 * s + 2] !== 0) s = (s + 1) & mask;
   t[3 * s] = a; t[3 * s + 1] = b; t[3 * s + 2] = row + 1;
 }

@@ -20,12 +20,15 @@ export interface FeatureSpec {
   maxChars: number;
 }
 
+/** The 32-bit FNV prime (FNV spec, Fowler/Noll/Vo): the multiplier of every FNV-1a step here and in the later stages' word hashes. */
+export const FNV_PRIME = 0x01000193;
+
 /** 32-bit FNV-1a over the UTF-16 code units of `s`, seeded by `seed` (FNV spec, Fowler/Noll/Vo). */
 export function fnv1a(s: string, seed = 0x811c9dc5): number {
   let h = seed >>> 0;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
+    h = Math.imul(h, FNV_PRIME) >>> 0;
   }
   return h >>> 0;
 }
@@ -51,10 +54,10 @@ let cps = new Int32Array(256);
  * (the same bits as {@link fnv1a}'s unsigned one; int32 keeps V8 on small integers).
  */
 function feed(h: number, cp: number): number {
-  if (cp < 0x10000) return Math.imul(h ^ cp, 0x01000193);
+  if (cp < 0x10000) return Math.imul(h ^ cp, FNV_PRIME);
   const v = cp - 0x10000;
-  h = Math.imul(h ^ (0xd800 + (v >> 10)), 0x01000193);
-  return Math.imul(h ^ (0xdc00 + (v & 0x3ff)), 0x01000193);
+  h = Math.imul(h ^ (0xd800 + (v >> 10)), FNV_PRIME);
+  return Math.imul(h ^ (0xdc00 + (v & 0x3ff)), FNV_PRIME);
 }
 
 /**

@@ -42,7 +42,8 @@
  * the batch route's time) and answer as the straightforward forms do (tests).
  */
 import { brotliDecompressSync } from 'node:zlib';
-import { scanWords, tokenize, wordHashA, WORD_SEED_A } from './words.ts';
+import { HOME_MIX, homeSlot, scanWords, tokenize, wordHashA, WORD_SEED_A } from './words.ts';
+import { FNV_PRIME } from './features.ts';
 import { temperatureFor, type TemperatureBucket } from './temperature.ts';
 
 /** File of a language-ID model folder that holds its word-frequency stage; optional. */
@@ -88,7 +89,7 @@ export interface VocabularyStage {
   words: number;
   /** (label, word) entries with a bonus */
   entries: number;
-  /** `2^slotBits` slots of two numbers: a word's hash, and the offset of its list in {@link VocabularyStage.lists} or, for a word one label writes, {@link INLINE} | its entry (0: empty slot); linear probing from {@link slotOf} */
+  /** `2^slotBits` slots of two numbers: a word's hash, and the offset of its list in {@link VocabularyStage.lists} or, for a word one label writes, {@link INLINE} | its entry (0: empty slot); linear probing from {@link homeSlot} */
   table: Uint32Array;
   /** bits of a slot index */
   slotBits: number;
@@ -103,13 +104,6 @@ export interface VocabularyStage {
 /** Flag of a table value that is a word's only entry rather than the offset of its list. */
 const INLINE = 0x80000000;
 
-/** Multiplier of Fibonacci hashing (2³² / golden ratio, odd: a bijection of 32-bit keys). */
-const MIX = 0x9e3779b1;
-
-/** First slot a word hash is looked for in (Fibonacci hashing: the hash's bits spread over the top `bits`). */
-function slotOf(key: number, bits: number): number {
-  return Math.imul(key, MIX) >>> (32 - bits);
-}
 
 /** Calls `each` for every word of a text as the stage reads it (lower case, NFC, harakat removed; Han characters skipped); the first 2,000 UTF-16 code units only. */
 export function vocabularyTokens(text: string, each: (word: string) => void): void {
@@ -134,10 +128,10 @@ function utf8WordKey(bytes: Uint8Array, from: number, to: number): number {
       cp = ((b & 0x07) << 18) | ((bytes[i + 1]! & 0x3f) << 12) | ((bytes[i + 2]! & 0x3f) << 6) | (bytes[i + 3]! & 0x3f);
       i += 4;
       const hi = 0xd800 + ((cp - 0x10000) >> 10);
-      h = Math.imul(h ^ hi, 0x01000193) >>> 0;
+      h = Math.imul(h ^ hi, FNV_PRIME) >>> 0;
       cp = 0xdc00 + ((cp - 0x10000) & 0x3ff);
     }
-    h = Math.imul(h ^ cp, 0x01000193) >>> 0;
+    h = Math.imul(h ^ cp, FNV_PRIME) >>> 0;
   }
   return h;
 }
@@ -174,7 +168,7 @@ const REFERENCE_TOTAL = 1e6;
 /** The entries of a {@link VOCABULARY_FILE}, grouped by word (in home-slot order), before the stage's parameters are applied. */
 export interface VocabularyCounts {
   header: VocabularyHeader;
-  /** distinct word hashes, in the order of their home slots (ascending `key · MIX` mod 2³²); entries of keys[i] are start[i] ≤ e < start[i + 1] */
+  /** distinct word hashes, in the order of their home slots (ascending `key · HOME_MIX` mod 2³²); entries of keys[i] are start[i] ≤ e < start[i + 1] */
   keys: Uint32Array; start: Uint32Array;
   /** per entry: label index (labels.json order), the word's count, the word total `N_L` of its block */
   labels: Uint16Array; counts: Uint32Array; totals: Float64Array;
@@ -239,10 +233,10 @@ export function readVocabulary(data: Uint8Array, labels: readonly string[]): Voc
   }
   if (e !== n) throw new Error(`vocabulary file: ${e} entries, the header says ${n}`);
   // sorted by the mixed hash, a bijection of the key: equal keys are neighbours, and the
-  // words come in the order of their home slots in the stage's table (slotOf), which it
+  // words come in the order of their home slots in the stage's table (homeSlot), which it
   // then fills front to back instead of at random
   const mixed = new Uint32Array(n);
-  for (let i = 0; i < n; i++) mixed[i] = Math.imul(keys[i]!, MIX) >>> 0;
+  for (let i = 0; i < n; i++) mixed[i] = Math.imul(keys[i]!, HOME_MIX) >>> 0;
   const sorted = radixSort(mixed, iota(n));
   let distinct = 0;
   for (let i = 0; i < n; i++) if (i === 0 || sorted.keys[i] !== sorted.keys[i - 1]) distinct++;
@@ -316,7 +310,7 @@ export function vocabularyStage(v: VocabularyCounts, labelCount: number, params:
   // words in home-slot order (readVocabulary): the table fills front to back
   for (let i = 0; i < words; i++) {
     if (length[i] === 0) continue;
-    let s = slotOf(v.keys[i]!, slotBits);
+    let s = homeSlot(v.keys[i]!, slotBits);
     while (table[2 * s + 1] !== 0) s = (s + 1) & mask;
     table[2 * s] = v.keys[i]!;
     let at = offset[i]!;
@@ -349,7 +343,7 @@ export function loadVocabulary(data: Uint8Array, labels: readonly string[]): Voc
 function find(stage: VocabularyStage, key: number): number {
   const { table } = stage;
   const mask = (1 << stage.slotBits) - 1;
-  for (let s = slotOf(key, stage.slotBits); ; s = (s + 1) & mask) {
+  for (let s = homeSlot(key, stage.slotBits); ; s = (s + 1) & mask) {
     const o = table[2 * s + 1]!;
     if (o === 0) return 0;
     if (table[2 * s] === key) return o;
@@ -377,7 +371,7 @@ export function refineWithVocabulary(probs: Float32Array | Float64Array, stage: 
   const found = scan.found;
   const { table, slotBits, lists } = stage;
   let touched = 0;
-  for (let w = 0, nw = scan.count; w < nw; w++) touched |= table[2 * slotOf(found[w]! >>> 0, slotBits) + 1]!;
+  for (let w = 0, nw = scan.count; w < nw; w++) touched |= table[2 * homeSlot(found[w]! >>> 0, slotBits) + 1]!;
   let nFound = 0;
   for (let w = 0, nw = scan.count; w < nw; w++) { const o = find(stage, found[w]! >>> 0); if (o !== 0) found[nFound++] = o; }
   if (nFound === 0) return false;

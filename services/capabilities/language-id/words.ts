@@ -3,7 +3,7 @@
  * confusable clusters, ./clusters.ts, and the word-frequency stage, ./vocabulary.ts):
  * lower case, NFC, Arabic harakat removed, Han read character by character.
  */
-import { fnv1a } from './features.ts';
+import { FNV_PRIME, fnv1a } from './features.ts';
 
 /** Longest prefix of a text the later stages read (UTF-16 code units). */
 export const MAX_WORD_TEXT = 2000;
@@ -65,6 +65,18 @@ export function tokenize(text: string, sink: TokenSink): void {
   }
 }
 
+/** Multiplier of Fibonacci hashing (2³² / golden ratio, odd: a bijection of 32-bit keys; Knuth, TAOCP vol. 3, 6.4). */
+export const HOME_MIX = 0x9e3779b1;
+
+/**
+ * The first slot a key is looked for in an open-addressing table of `2^bits` slots
+ * (Fibonacci hashing: the key's bits spread over the top `bits`); the tables of both later
+ * stages (./clusters.ts, ./vocabulary.ts) probe linearly from it.
+ */
+export function homeSlot(key: number, bits: number): number {
+  return Math.imul(key, HOME_MIX) >>> (32 - bits);
+}
+
 /** Seed of a word's first hash ({@link wordHashA}: FNV-1a, {@link fnv1a}); any value, fixed so that files and code agree. */
 export const WORD_SEED_A = 0x2545f491;
 /** Seed of a word's second hash ({@link wordHashB}). */
@@ -109,7 +121,7 @@ export function scanWords(text: string, sink: WordSink): void {
     const c = i < n ? s.charCodeAt(i) : 32;
     const cls = C[c]!;
     if (cls === WORD) {
-      a = Math.imul(a ^ c, 0x01000193) >>> 0;
+      a = Math.imul(a ^ c, FNV_PRIME) >>> 0;
       b = Math.imul(b ^ c, MULTIPLIER_B) >>> 0;
       inWord = true;
       lastHan = 0;
