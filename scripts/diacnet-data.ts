@@ -6,13 +6,17 @@
  * candidates of diactag-2.0, so that the models share one class space) and the language.
  * Lines longer than {@link WINDOW} units are cut into windows.
  *
- * Usage: `node --import tsx scripts/diacnet-data.ts --out DIR [--max-lines N] [--max-chars N] [--corpora DIR]` (npm run train:diacnet runs it)
+ * Usage: `node --import tsx scripts/diacnet-data.ts --out DIR [--max-lines N] [--max-chars N] [--corpora DIR] [--write-lines FILE | --lines FILE]` (npm run train:diacnet runs it)
+ * `--write-lines FILE` also writes the training lines chosen (`language<TAB>line`, Brotli
+ * when FILE ends in `.br`); `--lines FILE` reads such a file instead of the corpora, so that a
+ * machine without `../shared` (a GPU machine lent for training) builds the same arrays.
  * Writes DIR/{chars,targets,cands,featrow}.i32 (concatenated sequences; featrow: the
  * letter's row of DIR/feats.u32, its hashed context features, or -1), DIR/seqs.i32 (per
  * sequence: start, length, language), DIR/candmask.u8 ([candidate sets, classes]),
  * DIR/meta.json (vocabulary, languages, classes, candidates).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -30,7 +34,7 @@ export const FEATURES_PER_LETTER = 1 + 2 * FEATURES.window + 9 + 4;
 /** A character seen fewer times than this in the training text gets the unknown id. */
 const MIN_CHAR_COUNT = 5;
 
-const { values: args } = parseArgs({ options: { out: { type: 'string' }, classes: { type: 'string' }, 'max-lines': { type: 'string' }, 'max-chars': { type: 'string' }, corpora: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, classes: { type: 'string' }, 'max-lines': { type: 'string' }, 'max-chars': { type: 'string' }, corpora: { type: 'string' }, lines: { type: 'string' }, 'write-lines': { type: 'string' } } });
 /** Most training lines per language (tests build tiny models with few). */
 const MAX_LINES = Number(args['max-lines'] ?? Infinity);
 /**
@@ -53,22 +57,36 @@ const candId = new Map<string, number>();
 for (const lang of languages) for (const [base, list] of Object.entries(candidates[lang] ?? {})) { candId.set(`${lang}\t${base}`, candSets.length); candSets.push(list); }
 
 const lines: Array<{ lang: number; text: string }> = [];
-const charCount = new Map<string, number>();
-for (const [li, lang] of languages.entries()) {
-  let taken = 0;
-  let chars = 0;
-  for (const l of linesOf(lang, args.corpora ?? CORPORA)) {
-    if (taken >= MAX_LINES || chars >= MAX_CHARS) break;
-    if (l.role !== 'train') continue;
-    const us = units(l.text);
-    // a line without any mark in a language that writes them is text written without marks: left out
-    if (MARKED_LANGUAGES.has(lang) && !us.some((u) => u.marked)) continue;
-    lines.push({ lang: li, text: l.text });
-    taken++;
-    chars += l.text.length;
-    for (const u of us) charCount.set(u.context, (charCount.get(u.context) ?? 0) + 1);
+if (args.lines) {
+  const raw = readFileSync(args.lines);
+  for (const row of (args.lines.endsWith('.br') ? brotliDecompressSync(raw) : raw).toString('utf8').split('\n')) {
+    const tab = row.indexOf('\t');
+    if (tab < 0) continue;
+    const li = languages.indexOf(row.slice(0, tab));
+    if (li < 0) throw new Error(`${args.lines}: unknown language ${row.slice(0, tab)}`);
+    lines.push({ lang: li, text: row.slice(tab + 1) });
+  }
+} else {
+  for (const [li, lang] of languages.entries()) {
+    let taken = 0;
+    let chars = 0;
+    for (const l of linesOf(lang, args.corpora ?? CORPORA)) {
+      if (taken >= MAX_LINES || chars >= MAX_CHARS) break;
+      if (l.role !== 'train') continue;
+      // a line without any mark in a language that writes them is text written without marks: left out
+      if (MARKED_LANGUAGES.has(lang) && !units(l.text).some((u) => u.marked)) continue;
+      lines.push({ lang: li, text: l.text });
+      taken++;
+      chars += l.text.length;
+    }
   }
 }
+if (args['write-lines']) {
+  const text = Buffer.from(lines.map((l) => `${languages[l.lang]}\t${l.text}\n`).join(''), 'utf8');
+  writeFileSync(args['write-lines'], args['write-lines'].endsWith('.br') ? brotliCompressSync(text, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_LGWIN]: 24, [zlib.BROTLI_PARAM_SIZE_HINT]: text.length } }) : text);
+}
+const charCount = new Map<string, number>();
+for (const { text } of lines) for (const u of units(text)) charCount.set(u.context, (charCount.get(u.context) ?? 0) + 1);
 // 0 = padding, 1 = unknown
 const vocab = ['\u0000pad', '\u0000unk', ...[...charCount].filter(([, n]) => n >= MIN_CHAR_COUNT).sort((a, b) => b[1] - a[1]).map(([c]) => c)];
 const charId = new Map(vocab.map((c, i) => [c, i]));

@@ -8,15 +8,21 @@ its word-level input is added: the mean of the embeddings of its hashed context 
 then a softmax over the marks the letter may take in its language (the class space of
 diactag-2.0). The feature embeddings are updated by SGD (sparse), the rest by Adam.
 Padding and the ends of the text are zeros in every layer, so a text alone and a text
-in a padded batch get the same answer. Adam (Kingma & Ba 2015), seeded; NumPy only
-(Debian python3-numpy). The data comes from scripts/diacnet-data.ts; the weights go to
-OUT/weights.bin with OUT/weights.json, which scripts/diacnet-onnx.ts turns into ONNX.
+in a padded batch get the same answer. Adam (Kingma & Ba 2015), seeded. The data comes
+from scripts/diacnet-data.ts; the weights go to OUT/weights.bin with OUT/weights.json,
+which scripts/diacnet-onnx.ts turns into ONNX.
 
-Usage: python3 scripts/train_diacnet.py --data DIR --out DIR [--hidden 64] [--dilations 1,2,4,8] [--minutes 10 | --steps N]
+Array backend: NumPy (Debian python3-numpy) by default, on the CPU; `--device gpu` runs the
+same code on an NVIDIA GPU with CuPy, NumPy's array interface on CUDA (cupy-cuda13x;
+docs.cupy.dev). Batches are drawn and initial weights made on the host with the same
+NumPy generator either way; only the arithmetic moves. On the GPU the sparse updates are
+atomic additions (cupyx.scatter_add) in no fixed order, so two GPU runs differ in the last
+bits; on the CPU `--steps N` gives the same weights on any machine with the same NumPy.
+
+Usage: python3 scripts/train_diacnet.py --data DIR --out DIR [--hidden 64] [--dilations 1,2,4,8] [--minutes 10 | --steps N] [--device cpu|gpu] [--batch 32]
 
 With --minutes the learning rate decays with the time spent, so the step count (recorded
-in weights.json) depends on the machine; --steps N gives the same weights on any machine
-with the same NumPy.
+in weights.json) depends on the machine.
 """
 import argparse, json, math, os, time
 import numpy as np
@@ -34,19 +40,42 @@ p.add_argument('--steps', type=int, default=0, help='train this many steps (the 
 p.add_argument('--seed', type=int, default=13)
 p.add_argument('--feature-dim', type=int, default=32)
 p.add_argument('--feature-lr', type=float, default=0.2)
+p.add_argument('--device', choices=['cpu', 'gpu'], default='cpu', help='cpu: NumPy; gpu: CuPy on the first CUDA device')
 a = p.parse_args()
+
+if a.device == 'gpu':
+    try:
+        import cupy as xp
+        import cupyx
+    except ImportError as e:
+        raise SystemExit(f'--device gpu needs CuPy and an NVIDIA GPU ({e}); --device cpu trains with NumPy') from e
+
+    def scatter_add(target, index, values):
+        """target[index] += values, repeated indices added (cupyx.scatter_add)."""
+        cupyx.scatter_add(target, index, values)
+
+    to_host = xp.asnumpy
+else:
+    xp = np
+
+    def scatter_add(target, index, values):
+        """target[index] += values, repeated indices added (numpy.ufunc.at)."""
+        np.add.at(target, index, values)
+
+    def to_host(v):
+        return v
 
 rng = np.random.default_rng(a.seed)
 meta = json.load(open(os.path.join(a.data, 'meta.json')))
 V, L, C = len(meta['vocab']), len(meta['languages']), len(meta['classes'])
 chars = np.fromfile(os.path.join(a.data, 'chars.i32'), dtype=np.int32)
 targets = np.fromfile(os.path.join(a.data, 'targets.i32'), dtype=np.int32)
-cands = np.fromfile(os.path.join(a.data, 'cands.i32'), dtype=np.int32)
+cands = np.fromfile(os.path.join(a.data, 'cands.i32'), dtype=np.int32)  # host arrays: batches are cut here
 seqs = np.fromfile(os.path.join(a.data, 'seqs.i32'), dtype=np.int32).reshape(-1, 3)
-candmask = np.fromfile(os.path.join(a.data, 'candmask.u8'), dtype=np.uint8).reshape(-1, C).astype(bool)
+candmask = xp.asarray(np.fromfile(os.path.join(a.data, 'candmask.u8'), dtype=np.uint8).reshape(-1, C).astype(bool))
 FPL = meta['featuresPerLetter']; FB = meta['features']['buckets']; F = a.feature_dim
 featrow = np.fromfile(os.path.join(a.data, 'featrow.i32'), dtype=np.int32)
-feats = np.fromfile(os.path.join(a.data, 'feats.u32'), dtype=np.uint32).reshape(-1, FPL).astype(np.int64)
+feats = xp.asarray(np.fromfile(os.path.join(a.data, 'feats.u32'), dtype=np.uint32).reshape(-1, FPL).astype(np.int32))
 dil = [int(x) for x in a.dilations.split(',')]
 E, H, K = a.emb, a.hidden, 5
 
@@ -57,6 +86,10 @@ size = np.bincount(lang_of, weights=seqs[:, 1], minlength=L)
 weight = np.sqrt(size) / size
 prob = weight[lang_of] * seqs[:, 1]
 prob /= prob.sum()
+# numpy's Generator.choice(p=prob) draws by inverse transform over the normalised cumulative
+# sum; built once here, the same draws cost no pass over every sequence per batch
+cdf = np.cumsum(prob)
+cdf /= cdf[-1]
 
 f32 = np.float32
 params = {'Ec': (rng.standard_normal((V, E)) * 0.1).astype(f32), 'El': (rng.standard_normal((L, E)) * 0.1).astype(f32)}
@@ -69,35 +102,37 @@ params['Wo'] = (rng.standard_normal((H, C)) * math.sqrt(1 / H)).astype(f32)
 # the feature embeddings: row FB is the padding row and stays zero
 Ef = ((rng.random((FB + 1, F)) * 2 - 1) / F).astype(f32); Ef[FB] = 0
 params['bo'] = np.zeros(C, f32)
-m = {k: np.zeros_like(v) for k, v in params.items()}
-v2 = {k: np.zeros_like(v) for k, v in params.items()}
+params = {k: xp.asarray(v) for k, v in params.items()}
+Ef = xp.asarray(Ef)
+m = {k: xp.zeros_like(v) for k, v in params.items()}
+v2 = {k: xp.zeros_like(v) for k, v in params.items()}
 
 
 def im2col(h, d):
     b, t, ch = h.shape
     pad = (K // 2) * d
-    hp = np.pad(h, ((0, 0), (pad, pad), (0, 0)))
-    return np.concatenate([hp[:, k * d:k * d + t, :] for k in range(K)], axis=2).reshape(b * t, K * ch)
+    hp = xp.pad(h, ((0, 0), (pad, pad), (0, 0)))
+    return xp.concatenate([hp[:, k * d:k * d + t, :] for k in range(K)], axis=2).reshape(b * t, K * ch)
 
 
 def col2im(g, shape, d):
     b, t, ch = shape
     pad = (K // 2) * d
     g = g.reshape(b, t, K, ch)
-    out = np.zeros((b, t + 2 * pad, ch), f32)
+    out = xp.zeros((b, t + 2 * pad, ch), f32)
     for k in range(K):
         out[:, k * d:k * d + t, :] += g[:, :, k, :]
     return out[:, pad:pad + t, :]
 
 
 def batch():
-    idx = rng.choice(len(seqs), size=a.batch, p=prob)
+    idx = cdf.searchsorted(rng.random(a.batch), side='right')
     t = int(seqs[idx, 1].max())
     x = np.zeros((a.batch, t), np.int32); y = np.full((a.batch, t), -1, np.int32); c = np.full((a.batch, t), -1, np.int32); fr = np.full((a.batch, t), -1, np.int64)
     for r, s in enumerate(idx):
         start, n, _ = seqs[s]
         x[r, :n] = chars[start:start + n]; y[r, :n] = targets[start:start + n]; c[r, :n] = cands[start:start + n]; fr[r, :n] = featrow[start:start + n]
-    return x, lang_of[idx], y, c, fr
+    return xp.asarray(x), xp.asarray(lang_of[idx]), xp.asarray(y), xp.asarray(c), xp.asarray(fr), int(seqs[idx, 1].sum())
 
 
 def step(x, lang, y, c, fr, lr, flr, it):
@@ -108,33 +143,33 @@ def step(x, lang, y, c, fr, lr, flr, it):
     cols, acts, hs = [], [], [h]
     for i, d in enumerate(dil):
         col = im2col(h, d)
-        act = np.maximum(col @ P[f'W{i}'] + P[f'b{i}'], 0).reshape(b, t, H) * valid
+        act = xp.maximum(col @ P[f'W{i}'] + P[f'b{i}'], 0).reshape(b, t, H) * valid
         cols.append(col); acts.append(act)
         h = act if i == 0 else h + act
         hs.append(h)
     flat = h.reshape(b * t, H)
-    sel = np.nonzero(y.reshape(-1) >= 0)[0]
+    sel = xp.nonzero(y.reshape(-1) >= 0)[0]
     ids = feats[fr.reshape(-1)[sel]]                      # [S, FPL]
     cnt = (ids < FB).sum(1, keepdims=True).astype(f32)
     bag = Ef[ids].sum(1) / cnt                             # [S, F]
     hsel = flat[sel] + bag @ P['P']
     z = hsel @ P['Wo'] + P['bo']
-    z = np.where(candmask[c.reshape(-1)[sel]], z, -1e9)
+    z = xp.where(candmask[c.reshape(-1)[sel]], z, -1e9)
     z -= z.max(1, keepdims=True)
-    e = np.exp(z); pr = e / e.sum(1, keepdims=True)
+    e = xp.exp(z); pr = e / e.sum(1, keepdims=True)
     ys = y.reshape(-1)[sel]
-    loss = -np.log(pr[np.arange(len(sel)), ys] + 1e-12).mean()
+    loss = -xp.log(pr[xp.arange(len(sel)), ys] + 1e-12).mean()
     acc = (pr.argmax(1) == ys).mean()
-    gz = pr; gz[np.arange(len(sel)), ys] -= 1; gz /= len(sel)
+    gz = pr; gz[xp.arange(len(sel)), ys] -= 1; gz /= len(sel)
     G = {'Wo': hsel.T @ gz, 'bo': gz.sum(0)}
     ghsel = gz @ P['Wo'].T
     G['P'] = bag.T @ ghsel
     gbag = (ghsel @ P['P'].T) / cnt                        # [S, F]
     # per-letter SGD as diactag's (the loss is a mean over the batch's letters, so its
     # gradient is scaled back up by their number)
-    np.add.at(Ef, ids.reshape(-1), np.repeat(-flr * len(sel) * gbag, FPL, axis=0))
+    scatter_add(Ef, ids.reshape(-1), xp.repeat(-flr * len(sel) * gbag, FPL, axis=0))
     Ef[FB] = 0
-    gflat = np.zeros((b * t, H), f32); gflat[sel] = ghsel
+    gflat = xp.zeros((b * t, H), f32); gflat[sel] = ghsel
     gh = gflat.reshape(b, t, H)
     for i in reversed(range(len(dil))):
         ga = gh * (acts[i] > 0)
@@ -143,13 +178,13 @@ def step(x, lang, y, c, fr, lr, flr, it):
         gin = col2im(ga2 @ P[f'W{i}'].T, hs[i].shape, dil[i])
         gh = gin if i == 0 else gh + gin
     gh *= valid
-    G['Ec'] = np.zeros_like(P['Ec']); np.add.at(G['Ec'], x.reshape(-1), gh.reshape(-1, E))
-    G['El'] = np.zeros_like(P['El']); np.add.at(G['El'], lang, gh.sum(1))
+    G['Ec'] = xp.zeros_like(P['Ec']); scatter_add(G['Ec'], x.reshape(-1), gh.reshape(-1, E))
+    G['El'] = xp.zeros_like(P['El']); scatter_add(G['El'], lang, gh.sum(1))
     b1, b2 = 0.9, 0.999
     for k in P:
         g = G[k].astype(f32)
         m[k] = b1 * m[k] + (1 - b1) * g; v2[k] = b2 * v2[k] + (1 - b2) * g * g
-        P[k] -= lr * (m[k] / (1 - b1 ** it)) / (np.sqrt(v2[k] / (1 - b2 ** it)) + 1e-8)
+        P[k] -= lr * (m[k] / (1 - b1 ** it)) / (xp.sqrt(v2[k] / (1 - b2 ** it)) + 1e-8)
     return loss, acc
 
 
@@ -159,19 +194,20 @@ while (it < a.steps) if a.steps > 0 else (time.time() - t0 < budget):
     it += 1
     frac = it / a.steps if a.steps > 0 else (time.time() - t0) / budget
     lr = a.lr * min(1.0, it / 200) * (1 - 0.9 * frac)
-    x, lang, y, c, fr = batch()
+    x, lang, y, c, fr, units = batch()
     loss, acc = step(x, lang, y, c, fr, lr, a.feature_lr * (1 - frac), it)
-    seen += int((x > 0).sum())
-    run_loss = 0.98 * run_loss + 0.02 * loss; run_acc = 0.98 * run_acc + 0.02 * acc
+    seen += units
+    run_loss = 0.98 * run_loss + 0.02 * loss; run_acc = 0.98 * run_acc + 0.02 * acc  # device scalars: read every 200 steps only
     if it % 200 == 0:
-        print(f'[{time.time() - t0:.0f} s] step {it}, {seen / 1e6:.1f} M characters, loss {run_loss:.4f}, letter accuracy {run_acc:.4f}', flush=True)
+        print(f'[{time.time() - t0:.0f} s] step {it}, {seen / 1e6:.1f} M characters, loss {float(run_loss):.4f}, letter accuracy {float(run_acc):.4f}', flush=True)
 
 os.makedirs(a.out, exist_ok=True)
 params['Ef'] = Ef[:FB]
+params = {k: to_host(v) for k, v in params.items()}
 names = ['Ec', 'El'] + [n for i in range(len(dil)) for n in (f'W{i}', f'b{i}')] + ['Ef', 'P', 'Wo', 'bo']
 with open(os.path.join(a.out, 'weights.bin'), 'wb') as f:
     for n in names:
         f.write(params[n].astype('<f4').tobytes())
 json.dump({'names': names, 'shapes': {n: list(params[n].shape) for n in names}, 'dilations': dil, 'kernel': K, 'hidden': H, 'emb': E, 'features': meta['features'], 'features_per_letter': FPL,
-           'steps': it, 'characters': seen, 'seed': a.seed, 'minutes': a.minutes if a.steps == 0 else None, 'schedule': 'by step' if a.steps > 0 else 'by time', 'lr': a.lr, 'batch': a.batch}, open(os.path.join(a.out, 'weights.json'), 'w'))
+           'steps': it, 'characters': seen, 'seed': a.seed, 'minutes': a.minutes if a.steps == 0 else None, 'schedule': 'by step' if a.steps > 0 else 'by time', 'lr': a.lr, 'batch': a.batch, 'device': a.device}, open(os.path.join(a.out, 'weights.json'), 'w'))
 print(f'wrote {a.out}: {it} steps, {seen / 1e6:.1f} M characters')

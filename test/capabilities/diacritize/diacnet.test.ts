@@ -1,6 +1,6 @@
 /**
  * The diacnet backend (issue 13) on a tiny model built by the project's own pipeline
- * (npm run train:diacnet: data, 40 NumPy training steps, the same on any machine, ONNX export): it
+ * (npm run train:diacnet: data, 40 NumPy training steps on the CPU, the same on any machine, ONNX export): it
  * answers through the embedded pipeline, keeps the caller's letters, and a long text cut
  * into windows gets the same probabilities as the whole text read at once. The tiny
  * model's accuracy is not asserted (bench:diacritics measures trained models).
@@ -44,7 +44,7 @@ beforeAll(async () => {
   // a news development file for Polish (the settings are tuned on it; the others keep the defaults)
   writeFileSync(join(corpora, NEWS_DEV.pol!.ntrex!), Array.from({ length: 20 }, (_, i) => `${CORPUS.pol} ${i + 100}`).join('\n'));
   // the Spanish Hunspell dictionary only (the others take 30 s more to expand)
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'train-diacnet.ts'), '--name', MODEL, '--steps', '40', '--corpora', corpora, '--out', repo, '--hunspell', 'spa'], { encoding: 'utf8', timeout: 500_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'train-diacnet.ts'), '--name', MODEL, '--steps', '40', '--device', 'cpu', '--batch', '32', '--corpora', corpora, '--out', repo, '--hunspell', 'spa'], { encoding: 'utf8', timeout: 500_000 });
   if (r.status !== 0) throw new Error(`train:diacnet failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   // language=auto asks the language-ID model of the same repository
   cpSync(join(ROOT, 'models', 'lid-lite-608'), join(repo, 'lid-lite-608'), { recursive: true });
