@@ -15,7 +15,7 @@
  *
  * Usage: `node --import tsx scripts/diacnet-onnx.ts --weights DIR --data DIR --name diacnet-mini-2.0 [--out models/]`
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -118,22 +118,37 @@ export const DIACNET_OUTPUTS = {
   probs: { data_type: 'float32', dims: ['N', 'T', 'C'], doc: 'probability of each class per character' },
 } as const;
 
+/**
+ * The model folder's config.json for exported weights: the serving settings, the inputs and
+ * outputs, and `training` (weights.json without the tensor names and shapes). `previous`
+ * is the config.json the folder had, if any: its `word_lm` settings are kept, since the
+ * word model's file outlives a retrained network and tune-word-lm.ts retunes only the
+ * languages that have a news development set (Arabic has none, so its settings would
+ * otherwise fall back to the defaults).
+ */
+export function diacnetConfig(name: string, w: Pick<DiacnetWeights, 'features' | 'features_per_letter'>, training: Record<string, unknown>, previous?: { word_lm?: unknown }): Record<string, unknown> {
+  const { names: _names, shapes: _shapes, ...rest } = training;
+  return {
+    name, capability: 'diacritize', backend: 'diacnet', max_batch_size: 64,
+    dynamic_batching: { max_queue_delay_ms: 2, max_queue_size: 2048 }, instance_count: 1, version_policy: { latest: {} }, model_file: 'model.onnx',
+    inputs: DIACNET_INPUTS, outputs: DIACNET_OUTPUTS, language_id_model: 'lid-lite-608', features: w.features, features_per_letter: w.features_per_letter, training: rest,
+    ...(previous?.word_lm ? { word_lm: previous.word_lm } : {}),
+  };
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { values: args } = parseArgs({ options: { weights: { type: 'string' }, data: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' } } });
   const w = readWeights(args.weights!);
   const meta = JSON.parse(readFileSync(join(args.data!, 'meta.json'), 'utf8')) as { vocab: string[]; languages: string[]; classes: string[]; candidates: unknown };
   const dir = join(args.out ?? fileURLToPath(new URL('../models/', import.meta.url)), args.name!);
+  const configPath = join(dir, 'config.json');
+  const previous = existsSync(configPath) ? JSON.parse(readFileSync(configPath, 'utf8')) as { word_lm?: unknown } : undefined;
   mkdirSync(join(dir, '1'), { recursive: true });
   writeFileSync(join(dir, '1', 'model.onnx'), exportDiacnet(w));
   writeFileSync(join(dir, 'classes.json'), JSON.stringify(meta.classes));
   writeFileSync(join(dir, 'candidates.json'), JSON.stringify(meta.candidates));
   writeFileSync(join(dir, 'vocab.json'), JSON.stringify({ vocab: meta.vocab, languages: meta.languages }));
   const training = JSON.parse(readFileSync(join(args.weights!, 'weights.json'), 'utf8')) as Record<string, unknown>;
-  delete training.names; delete training.shapes;
-  writeFileSync(join(dir, 'config.json'), `${JSON.stringify({
-    name: args.name, capability: 'diacritize', backend: 'diacnet', max_batch_size: 64,
-    dynamic_batching: { max_queue_delay_ms: 2, max_queue_size: 2048 }, instance_count: 1, version_policy: { latest: {} }, model_file: 'model.onnx',
-    inputs: DIACNET_INPUTS, outputs: DIACNET_OUTPUTS, language_id_model: 'lid-lite-608', features: w.features, features_per_letter: w.features_per_letter, training,
-  }, null, 2)}\n`);
+  writeFileSync(configPath, `${JSON.stringify(diacnetConfig(args.name!, w, training, previous), null, 2)}\n`);
   console.log(`wrote ${dir}`);
 }
