@@ -6,7 +6,9 @@
  * language, by coordinate search on alpha-word accuracy (scripts/diacritics-score.ts):
  * `char_weight` (the network against the language model) with the lexicons off, then
  * `lexicon_add` (pseudo-count of a Hunspell form) and `prior_weight` (the frequency
- * list), then `char_weight`, `lexicon_add` and `prior_weight` once more. A language without a development set (Arabic: no
+ * list), then `char_weight`, `lexicon_add` and `prior_weight` once more; then `unknown_plain`
+ * (a bonus for the letters as typed of a word no lexicon knows), `char_weight` and
+ * `unknown_plain` again. A language without a development set (Arabic: no
  * vowelled news text in ../shared) keeps the settings config.json has, or `default`.
  * Usage: `tsx scripts/tune-word-lm.ts --repo DIR --name MODEL [--lines 600] [--only vie,pol] [--write]`;
  * reads the model folder's `word-lm.bin.gz` (scripts/word-lm.ts), prints the accuracy per
@@ -31,6 +33,7 @@ const FILE = 'word-lm.bin.gz';
 const CHAR_WEIGHTS = [0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5];
 const LEXICON_ADDS = [0, 0.25, 1, 4, 16];
 const PRIOR_WEIGHTS = [0, 0.01, 0.05, 0.2, 1, 3, 10];
+const UNKNOWN_PLAINS = [0, 0.5, 1, 2, 4, 8];
 
 const configPath = join(a.repo, a.name, 'config.json');
 const cfg = JSON.parse(readFileSync(configPath, 'utf8')) as { word_lm?: Partial<WordLmSpec> };
@@ -39,7 +42,7 @@ const arrays = decodeWordLm(readFileSync(join(a.repo, a.name, FILE)));
 const base = { file: FILE, discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), order: Number(a.order) };
 const m = await openDiacnet(new ModelRepository(a.repo), a.name, { executionProvider: 'cpu', intraOpThreads: 1 }, false);
 
-type Setting = { w: number; lex: number; prior: number };
+type Setting = { w: number; lex: number; prior: number; plain: number };
 const chosen = new Map<string, Setting>();
 const rows: Array<Record<string, string | number>> = [];
 for (const lang of Object.keys(DIACRITICS_SOURCES)) {
@@ -60,17 +63,17 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
   };
   const cache = new Map<string, number>();
   const score = (s: Setting) => {
-    const key = `${s.w}/${s.lex}/${s.prior}`;
+    const key = `${s.w}/${s.lex}/${s.prior}/${s.plain}`;
     let v = cache.get(key);
     if (v === undefined) {
-      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior } }, new Map([[lang, arrays.get(lang)!]]));
+      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain } }, new Map([[lang, arrays.get(lang)!]]));
       v = accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, { ...o, chosen: decodeText(lm, lang, t.us, t.slots, probs[k]!, m.classes, 0.01) }));
       cache.set(key, v);
     }
     return v;
   };
   const best = (list: Setting[]) => list.reduce((x, y) => (score(y) > score(x) + 1e-9 ? y : x));
-  let s: Setting = { w: 0.5, lex: 0, prior: 0 };
+  let s: Setting = { w: 0.5, lex: 0, prior: 0, plain: 0 };
   s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
   const plain = score(s);
   s = best(LEXICON_ADDS.map((lex) => ({ ...s, lex })));
@@ -78,8 +81,12 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
   s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
   s = best(LEXICON_ADDS.map((lex) => ({ ...s, lex })));
   s = best(PRIOR_WEIGHTS.map((prior) => ({ ...s, prior })));
+  const lexicons = score(s);
+  s = best(UNKNOWN_PLAINS.map((plain) => ({ ...s, plain })));
+  s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
+  s = best(UNKNOWN_PLAINS.map((plain) => ({ ...s, plain })));
   chosen.set(lang, s);
-  const row = { language: lang, lines: dev.length, network: accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o)).toFixed(2), 'word LM': plain.toFixed(2), 'with lexicons': score(s).toFixed(2), char_weight: s.w, lexicon_add: s.lex, prior_weight: s.prior };
+  const row = { language: lang, lines: dev.length, network: accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o)).toFixed(2), 'word LM': plain.toFixed(2), 'with lexicons': lexicons.toFixed(2), 'unknown words as typed': score(s).toFixed(2), char_weight: s.w, lexicon_add: s.lex, prior_weight: s.prior, unknown_plain: s.plain };
   rows.push(row);
   console.table([row]);
 }
@@ -89,7 +96,7 @@ const record = (pick: (s: Setting) => number, prev: Readonly<Record<string, numb
   for (const [lang, s] of chosen) out[lang] = pick(s);
   return out;
 };
-const spec = { ...base, char_weight: record((s) => s.w, old.char_weight, 0.5), lexicon_add: record((s) => s.lex, old.lexicon_add, 0), prior_weight: record((s) => s.prior, old.prior_weight, 0) };
+const spec = { ...base, char_weight: record((s) => s.w, old.char_weight, 0.5), lexicon_add: record((s) => s.lex, old.lexicon_add, 0), prior_weight: record((s) => s.prior, old.prior_weight, 0), unknown_plain: record((s) => s.plain, old.unknown_plain, 0) };
 console.log('settings:', JSON.stringify(spec));
 if (a.write) {
   (cfg as Record<string, unknown>).word_lm = { ...spec, tuned_on: `the news development set (scripts/diacritics-data.ts NEWS_DEV), up to ${a.lines} lines per language; languages without one keep earlier settings` };

@@ -55,6 +55,16 @@ export interface WordLmSpec {
   lexicon_add?: Readonly<Record<string, number>>;
   /** weight of the word-frequency list: a form's pseudo-count is this × the training tokens × its share of the list, per language with `default` (default 0) */
   prior_weight?: Readonly<Record<string, number>>;
+  /**
+   * Log-odds (natural log) added to a word's letters as typed when neither the training
+   * text nor a dictionary writes the word, per language with `default` (default 0: no such
+   * candidate). Such words in news are mostly names (a network that learnt "Nixón",
+   * "Muştafa" from the letters of common words) and words the dictionary writes without
+   * marks (the lexicon keeps only keys that have a marked form); the network's own form
+   * still wins when it is surer than this. Chosen on the news development set
+   * (scripts/tune-word-lm.ts).
+   */
+  unknown_plain?: Readonly<Record<string, number>>;
 }
 
 /** The start-of-text context. */
@@ -232,6 +242,9 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   const words = wordsWithSlots(us, slots);
   if (words.length === 0) return chosen;
   const W = lm.spec.char_weight[language] ?? lm.spec.char_weight.default ?? 0.5;
+  const plainBonus = perLanguage(lm.spec.unknown_plain, language);
+  /** the class of a letter without a mark */
+  const plainClass = classIndex.get('');
 
   // per word: candidates as class ids per slot, with their form and char score
   const table = lm.lang(language)!;
@@ -248,8 +261,8 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     }
     const out: Cand[] = [];
     const seen = new Set<string>();
-    /** `id`: the form's id when the caller has it (undefined: look it up; dictionary forms have none) */
-    const add = (cls: Int32Array, form: string, dict = false, id?: number) => {
+    /** `id`: the form's id when the caller has it (undefined: look it up; dictionary forms have none); `bonus`: added to the form's score */
+    const add = (cls: Int32Array, form: string, dict = false, id?: number, bonus = 0) => {
       if (seen.has(form)) return;
       for (const [k, t] of typedFixed) if (cls[k - w.s0] !== t) return;
       let score = 0;
@@ -258,7 +271,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
         score += c < 0 ? LOG_FLOOR : Math.log(Math.max(probs[k * C + c]!, 1e-9));
       }
       seen.add(form);
-      out.push({ form, id: dict ? -1 : id ?? table.id(form), dict, classes: cls, score: W * score });
+      out.push({ form, id: dict ? -1 : id ?? table.id(form), dict, classes: cls, score: W * score + bonus });
     };
     // the network's form (with the typed marks it keeps)
     const key = us.slice(w.from, w.to).map((u) => u.base).join('');
@@ -287,6 +300,12 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       if (!ok) continue;
       n++;
       add(cls, form, dict, dict ? undefined : ids[q]);
+    }
+    if (plainBonus > 0 && ids.length === 0 && dictForms.length === 0 && plainClass !== undefined) {
+      // a word no lexicon knows: its letters as typed (the marks the caller typed kept)
+      const plain = new Int32Array(w.s1 - w.s0);
+      for (let k = w.s0; k < w.s1; k++) plain[k - w.s0] = typedFixed.get(k) ?? (slots[k]!.candidates.includes(plainClass) ? plainClass : own[k - w.s0]!);
+      add(plain, formWith(us, w, slots, plain, classes, language), false, undefined, plainBonus);
     }
     return out.length > 0 ? out : [{ form: ownForm, id: table.id(ownForm), dict: false, classes: own, score: 0 }];
   });

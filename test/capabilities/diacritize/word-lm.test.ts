@@ -116,6 +116,25 @@ describe('word-level decoding', () => {
     expect(out.startsWith('Con g')).toBe(true);
   });
 
+  it('with unknown_plain, keeps a word no lexicon knows as typed unless the network is surer than the bonus', () => {
+    // "Xyza" is in no lexicon; the network puts an acute on its "a" with 0.9 against 0.1 (log-odds 2.2)
+    const surer = (b: string): Record<string, number> => (b === 'a' ? { '\u0301': 0.9, '': 0.1 } : {});
+    const { us, slots, probs } = plan('Con ga Xyza', surer);
+    const out = (bonus: number, typed = us, typedProbs = probs) => restore(typed, slots, typedProbs, CLASSES, {
+      language: 'vie', minConfidence: 0, caseEndings: true,
+      chosen: decodeText(lm(LINES, { ...SPEC, unknown_plain: { vie: bonus } }), 'vie', typed, slots, typedProbs, CLASSES, 0.01),
+    });
+    expect(out(0)).toMatch(/ Xyzá$/);
+    expect(out(2)).toMatch(/ Xyzá$/);
+    expect(out(3)).toMatch(/ Xyza$/);
+    // a word a lexicon knows gets no such candidate: "ga" after "con" stays the lexicon's choice
+    expect(out(3)).toMatch(/^Con g[àá] /);
+    expect(out(3)).toBe(out(8));
+    // marks the caller typed (and the network accepts) stay on the word as typed
+    const typed = plan('Con ga Xýza', (b) => (b === 'y' ? { '\u0301': 0.5, '': 0.5 } : surer(b)));
+    expect(out(8, typed.us, typed.probs)).toMatch(/ Xýza$/);
+  });
+
   it('keeps marks the caller typed unless the network rejects them', () => {
     const m = lm();
     const typed = 'con gá';
