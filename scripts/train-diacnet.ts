@@ -47,4 +47,4 @@ if (!a['word-lm-only']) {
 const repo = a.out ?? fileURLToPath(new URL('../models/', import.meta.url));
 const corpora = a.corpora ? ['--corpora', a.corpora] : [];
 run(process.execPath, ['--max-old-space-size=16000', '--import', 'tsx', here('./word-lm.ts'), '--out', join(repo, a.name, 'word-lm.bin'), ...corpora, ...(a['max-lines'] ? ['--max-lines', a['max-lines']] : []), ...(a.hunspell !== undefined ? ['--hunspell', a.hunspell] : [])]);
-run(process.execPath, ['--max-old-space-size=8000', '--import', 'tsx', here('./tune-word-lm.ts'), '--repo', repo, '--name', a.name, '--write', ...corpora]);
+run(process.execPath, ['--max-old-space-size=8000', '--import', 'tsx', here('./tune-word-lm.ts'), '--repo', repo, '--name', a.name, '--file', 'word-lm.bin', '--write', ...corpora]);

@@ -4,16 +4,15 @@
  * file), counted from the training lines of scripts/diacritics-data.ts (neither the
  * held-out split nor the news development set is read), with the Hunspell and
  * frequency-list lexicons of scripts/diacritics-lexicons.ts. Usage: `tsx scripts/word-lm.ts
- * --out FILE.bin.gz [--corpora DIR] [--max-lines N] [--hunspell pol,tur,spa,fra,por]`
+ * --out FILE.bin [--corpora DIR] [--max-lines N] [--hunspell pol,tur,spa,fra,por]`
  * (`--hunspell ''` builds without dictionaries).
  */
 import { writeFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { formOf, hasMarks, units, vietnameseToneOnFirstVowel } from '../services/capabilities/diacritize/marks.ts';
 import { END, keyOf, START } from '../services/capabilities/diacritize/word-lm.ts';
-import { encodeWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
+import { encodeWordLm, packWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
 import { CORPORA, DIACRITICS_SOURCES, lineWeight, linesOf, registerWeight } from './diacritics-data.ts';
 import { HUNSPELL, lexiconOf, type LexiconEntry } from './diacritics-lexicons.ts';
 
@@ -214,8 +213,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const l = langs.get(lang)!;
     console.log(`${lang}: ${ls.length} lines, ${l.count.length} forms (${l.lexicon.reduce((s, x) => s + x, 0)} from a dictionary), ${l.biNext.length} bigrams, ${l.triNext.length} trigrams, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
-  const raw = encodeWordLm(langs);
-  const gz = gzipSync(raw, { level: 9 });
-  writeFileSync(a.out, gz);
-  console.log(`wrote ${a.out}: ${(gz.length / 1e6).toFixed(1)} MB (${(raw.length / 1e6).toFixed(1)} MB uncompressed)`);
+  const packed = packWordLm(langs);
+  writeFileSync(a.out, packed);
+  console.log(`wrote ${a.out}: ${(packed.length / 1e6).toFixed(1)} MB (${(encodeWordLm(langs).length / 1e6).toFixed(1)} MB unpacked)`);
 }

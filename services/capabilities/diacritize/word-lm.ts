@@ -35,7 +35,7 @@
 import { readFileSync } from 'node:fs';
 import { formOf, units, type Unit } from './marks.ts';
 import { bestClass, classOf, formFrom, type Slot } from './tagger.ts';
-import { bytesOf, decodeWordLm, findIn, findLine, findSorted, lineStarts, type LangArrays } from './word-lm-format.ts';
+import { bytesOf, findIn, findLine, findSorted, lineStarts, openWordLm, type LangArrays } from './word-lm-format.ts';
 
 /** Settings of the word-level rescoring (config.json `word_lm`). */
 export interface WordLmSpec {
@@ -152,28 +152,42 @@ export class LangLm {
 /** A lexicon with its language model, per language (ISO 639-3). */
 export class WordLm {
   private readonly langs = new Map<string, LangLm>();
+  /** languages not used yet, with the function that gives their arrays (a packed file's part, decompressed on first use) */
+  private readonly pending = new Map<string, () => LangArrays>();
 
-  constructor(readonly spec: WordLmSpec, arrays: ReadonlyMap<string, LangArrays> = new Map()) {
-    for (const [lang, a] of arrays) this.langs.set(lang, new LangLm(a, spec, lang));
+  /** @param arrays per language its arrays, or a function that gives them (called once, on the language's first use) */
+  constructor(readonly spec: WordLmSpec, arrays: ReadonlyMap<string, LangArrays | (() => LangArrays)> = new Map()) {
+    for (const [lang, a] of arrays) {
+      if (typeof a === 'function') this.pending.set(lang, a);
+      else this.langs.set(lang, new LangLm(a, spec, lang));
+    }
   }
 
   /**
-   * Reads a model file (word-lm-format.ts): typed-array views of the decompressed file, no parsing.
-   * @throws Error when the file is missing or not of that format
+   * Reads a model file (word-lm-format.ts openWordLm): a packed file's index now, each
+   * language's typed arrays on its first use; no parsing.
+   * @throws Error when the file is missing or not of that format (a damaged language part: on its first use)
    */
   static load(path: string, spec: WordLmSpec): WordLm {
-    return new WordLm(spec, decodeWordLm(readFileSync(path)));
+    return new WordLm(spec, openWordLm(readFileSync(path)));
   }
 
   /** Whether the model has a lexicon for the language. */
-  has(language: string): boolean { return this.langs.has(language); }
+  has(language: string): boolean { return this.langs.has(language) || this.pending.has(language); }
 
-  /** The language's tables (undefined when the model lacks the language). */
-  lang(language: string): LangLm | undefined { return this.langs.get(language); }
+  /** The language's tables (undefined when the model lacks the language); the first call for a language of a packed file decompresses it. */
+  lang(language: string): LangLm | undefined {
+    const load = this.pending.get(language);
+    if (load) {
+      this.langs.set(language, new LangLm(load(), this.spec, language));
+      this.pending.delete(language);
+    }
+    return this.langs.get(language);
+  }
 
   /** The forms of a key (lower case, marks stripped): those of the tables most frequent first, then the dictionary's. */
   formsOf(language: string, key: string): string[] {
-    const l = this.langs.get(language);
+    const l = this.lang(language);
     return l ? [...[...l.formsOf(key)].map((id) => l.form(id)), ...l.dictionaryFormsOf(key)] : [];
   }
 
@@ -185,7 +199,7 @@ export class WordLm {
    * model. Unknown languages give 0.
    */
   logProb(language: string, prev2: string | null, prev: string, form: string): number {
-    const l = this.langs.get(language);
+    const l = this.lang(language);
     if (!l) return 0;
     return l.logProb(prev2 === null ? null : l.id(prev2), l.id(prev), l.id(form));
   }

@@ -5,6 +5,7 @@
  * them wrong), words only a Hunspell dictionary writes, `hints`, `aligned`, `min_confidence` (diactag's: ignored), Arabic without
  * case endings, `auto` and 2-letter codes, the default model, and per-item failure.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WordLm } from '../../../services/capabilities/diacritize/word-lm.ts';
@@ -19,7 +20,7 @@ let svc: Embedded;
 const wordLms = new Map<string, WordLm>();
 function wordLmOf(model: string): WordLm {
   let lm = wordLms.get(model);
-  if (!lm) wordLms.set(model, (lm = WordLm.load(join(ROOT, 'models', model, 'word-lm.bin.gz'), { file: '', char_weight: {}, discount: 0.7, unigram_add: 0.5, max_candidates: 8 })));
+  if (!lm) wordLms.set(model, (lm = WordLm.load(join(ROOT, 'models', model, (JSON.parse(readFileSync(join(ROOT, 'models', model, 'config.json'), 'utf8')) as { word_lm: { file: string } }).word_lm.file), { file: '', char_weight: {}, discount: 0.7, unigram_add: 0.5, max_candidates: 8 })));
   return lm;
 }
 beforeAll(async () => { svc = await startService({ RATE_LIMIT_MAX: 1_000_000 }, { capabilities: ['diacritize'] }); });

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
 import { decodeText, END, START, WordLm, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
-import { decodeWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
+import { decodeWordLm, openWordLm, packWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
 import { buildWordLm } from '../../../scripts/word-lm.ts';
 import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
 
@@ -89,6 +89,33 @@ describe('word language model', () => {
       expect(m.logProb('vie', START, 'con', 'gà')).toBe(want.logProb('vie', START, 'con', 'gà'));
     }
     expect(() => decodeWordLm(Buffer.from('U\tvie\tga\t1\t1\n'))).toThrow(/not a lmstream-word-lm-2 file/);
+  });
+
+  it('reads a packed file (one gzip part per language) with the same answers, decompressing a language on its first use only', () => {
+    const lexicon = new Map([['vie', new Map([['gả', { lexicon: 1 as const, prior: 0 }]])]]);
+    const arrays = decodeWordLm(buildWordLm(new Map([['vie', LINES], ['yor', ['ọmọ mi', 'ọmọ rẹ']]]), lexicon, 1));
+    const packed = packWordLm(arrays);
+    expect(decodeWordLm(packed).get('vie')!.count).toEqual(arrays.get('vie')!.count);
+    const parts = openWordLm(packed);
+    expect([...parts.keys()]).toEqual(['vie', 'yor']);
+    const calls = new Map<string, number>();
+    const counted = new Map([...parts].map(([lang, load]) => [lang, () => { calls.set(lang, (calls.get(lang) ?? 0) + 1); return load(); }]));
+    const m = new WordLm(SPEC, counted);
+    expect(m.has('vie') && m.has('yor') && !m.has('pol')).toBe(true);
+    expect(calls.size).toBe(0);
+    const want = new WordLm(SPEC, arrays);
+    expect(m.formsOf('vie', 'ga')).toEqual(['gà', 'ga', 'gả']);
+    expect(m.logProb('vie', START, 'con', 'gà')).toBe(want.logProb('vie', START, 'con', 'gà'));
+    expect(m.logProb('vie', 'con', 'gà', 'gáy')).toBe(want.logProb('vie', 'con', 'gà', 'gáy'));
+    expect([...calls]).toEqual([['vie', 1]]);
+    expect(m.formsOf('yor', 'omo')).toEqual(['ọmọ']);
+    expect([...calls]).toEqual([['vie', 1], ['yor', 1]]);
+    // a damaged part fails when its language is first used, not before
+    const broken = Buffer.from(packed);
+    broken[broken.length - 20]! ^= 0xff;
+    const lazy = new WordLm(SPEC, openWordLm(broken));
+    expect(lazy.has('yor')).toBe(true);
+    expect(() => lazy.lang('yor')).toThrow();
   });
 });
 
