@@ -14,7 +14,7 @@
  * nothing loaded to ready, in this process) and its characters/s on one text of 20,000
  * characters beside one of 200 (Vietnamese and Polish news text), so that a decoder
  * slower than linear in the text's length shows; the model's size on disk (every file of
- * its folder); and diactag-2.0's calibration: at min_confidence 0.5 / 0.8 / 0.95 the
+ * its folder); and diactag-2.0's calibration (its word lexicon applied, as served): at min_confidence 0.5 / 0.8 / 0.95 the
  * share of letters with a choice left as typed and the accuracy of the rest.
  * Every diacritization model of the capability module that is installed is measured
  * through its own backend (the engine a worker's inference thread runs); models not
@@ -26,10 +26,10 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DIACRITICS_SOURCES, linesOf, linesWithRole } from '../scripts/diacritics-data.ts';
-import { der, pctOf as pct, wordScore, words } from '../scripts/diacritics-score.ts';
-import { formOf, inCase, stripMarks, units, type Unit } from '../services/capabilities/diacritize/marks.ts';
-import { openTagger, scoreSlots, type Loaded, type Row } from '../services/capabilities/diacritize/backends/diactag.ts';
+import { DIACRITICS_SOURCES, formCounts, linesWithRole } from '../scripts/diacritics-data.ts';
+import { der, pctOf as pct, wordScore } from '../scripts/diacritics-score.ts';
+import { inCase, stripMarks, units, type Unit } from '../services/capabilities/diacritize/marks.ts';
+import { applyLexicon, openTagger, scoreSlots, type Loaded, type Row } from '../services/capabilities/diacritize/backends/diactag.ts';
 import { bestClass, formFrom, slotsOf, type Slot } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures } from '../services/capabilities/diacritize/tagger-features.ts';
 import { ModelRepository } from '../services/models/repository.ts';
@@ -43,19 +43,8 @@ const LANGS = Object.keys(DIACRITICS_SOURCES);
 
 /** The "most frequent marked form per word" baseline, from the training lines. */
 function lexiconOf(lang: string): Map<string, string> {
-  const counts = new Map<string, Map<string, number>>();
-  for (const l of linesOf(lang)) {
-    if (l.role !== 'train') continue;
-    for (const w of words(l.text)) {
-      const form = units(w).map((u) => formOf(u, lang)).join('').normalize('NFC');
-      const key = stripMarks(form);
-      let m = counts.get(key);
-      if (!m) counts.set(key, (m = new Map()));
-      m.set(form, (m.get(form) ?? 0) + 1);
-    }
-  }
   const out = new Map<string, string>();
-  for (const [k, m] of counts) out.set(k, [...m].sort((x, y) => y[1] - x[1])[0]![0]);
+  for (const [k, m] of formCounts(lang)) out.set(k, [...m].sort((x, y) => y[1] - x[1])[0]![0]);
   return out;
 }
 function byLexicon(text: string, lex: Map<string, string>, lang: string): string {
@@ -196,6 +185,8 @@ async function taggerCalibration(name: string): Promise<Array<Record<string, str
     let row = 0;
     for (const t of texts) {
       const want = units(t.want);
+      // the word lexicon, as the backend applies it
+      applyLexicon(m, lang, t.us, t.slots, probs.subarray(row * C, (row + t.slots.length) * C));
       t.slots.forEach((slot) => {
         const p = probs.subarray(row * C, (row + 1) * C);
         row++;

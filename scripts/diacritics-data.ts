@@ -22,7 +22,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fnv1a } from '../services/capabilities/language-id/features.ts';
-import { stripMarks } from '../services/capabilities/diacritize/marks.ts';
+import { formOf, stripMarks, units } from '../services/capabilities/diacritize/marks.ts';
+import { words } from './diacritics-score.ts';
 
 /** The corpora folder. */
 export const CORPORA = fileURLToPath(new URL('../../shared/data/corpora/', import.meta.url));
@@ -189,3 +190,24 @@ export function linesOf(language: string, root = CORPORA): SourceLine[] {
 
 /** The lines of a language with the given role (text only). */
 export const linesWithRole = (language: string, role: LineRole, root = CORPORA): string[] => linesOf(language, root).filter((l) => l.role === role).map((l) => l.text);
+
+/**
+ * How often the training text (role `train`) writes each form of each word: per key (the
+ * word lower case, marks stripped), per form (lower case, NFC, Turkish with its dotted and
+ * dotless i), the count. The "most frequent form" baseline of bench:diacritics and
+ * diactag-2.0's lexicon (scripts/diactag-lexicon.ts) are both read from it.
+ */
+export function formCounts(language: string, root = CORPORA): Map<string, Map<string, number>> {
+  const counts = new Map<string, Map<string, number>>();
+  for (const l of linesOf(language, root)) {
+    if (l.role !== 'train') continue;
+    for (const w of words(l.text)) {
+      const form = units(w).map((u) => formOf(u, language)).join('').normalize('NFC');
+      const key = stripMarks(form);
+      let m = counts.get(key);
+      if (!m) counts.set(key, (m = new Map()));
+      m.set(form, (m.get(form) ?? 0) + 1);
+    }
+  }
+  return counts;
+}

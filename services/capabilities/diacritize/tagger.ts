@@ -17,6 +17,15 @@ export function classOf(form: string, base: string): string {
   return d.startsWith(db) ? d.slice(db.length) : `=${form}`;
 }
 
+/** Class id by class string, per class list (a model's list is built once, not per text). */
+const CLASS_INDEX = new WeakMap<readonly string[], ReadonlyMap<string, number>>();
+/** The id of each class string of a model's class list (built once per list). */
+export function classIndexOf(classes: readonly string[]): ReadonlyMap<string, number> {
+  let m = CLASS_INDEX.get(classes);
+  if (!m) CLASS_INDEX.set(classes, (m = new Map(classes.map((c, i) => [c, i]))));
+  return m;
+}
+
 /** The lower-case form of `base` with class `cls` (NFC). */
 export function formFrom(base: string, cls: string): string {
   return cls.startsWith('=') ? cls.slice(1) : (base.normalize('NFD') + cls).normalize('NFC');

@@ -34,7 +34,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { formOf, units, type Unit } from './marks.ts';
-import { bestClass, classOf, formFrom, type Slot } from './tagger.ts';
+import { bestClass, classIndexOf, classOf, formFrom, type Slot } from './tagger.ts';
 import { bytesOf, findIn, findLine, findSorted, lineStarts, openWordLm, type LangArrays } from './word-lm-format.ts';
 
 /** Settings of the word-level rescoring (config.json `word_lm`). */
@@ -208,13 +208,6 @@ export class WordLm {
 /** A word's lexicon key: lower case, marks stripped (its units' bases). */
 export const keyOf = (form: string): string => units(form).map((u) => u.base).join('');
 
-/** Class id by class string, per class list (a model's list is built once, not per text). */
-const CLASS_INDEX = new WeakMap<readonly string[], ReadonlyMap<string, number>>();
-function indexOf(classes: readonly string[]): ReadonlyMap<string, number> {
-  let m = CLASS_INDEX.get(classes);
-  if (!m) CLASS_INDEX.set(classes, (m = new Map(classes.map((c, i) => [c, i]))));
-  return m;
-}
 
 /** A word of a text: units [from, to) and the slots inside it, [s0, s1). */
 interface Word { from: number; to: number; s0: number; s1: number; }
@@ -249,7 +242,7 @@ function wordsWithSlots(us: readonly Unit[], slots: readonly Slot[]): Word[] {
  */
 export function decodeText(lm: WordLm, language: string, us: readonly Unit[], slots: readonly Slot[], probs: ArrayLike<number>, classes: readonly string[], keepTypedBelow: number): Int32Array {
   const C = classes.length;
-  const classIndex = indexOf(classes);
+  const classIndex = classIndexOf(classes);
   // the network's own choice per slot
   const chosen = Int32Array.from(slots, (slot, k) => bestClass(slot, probs, k, C));
   if (!lm.has(language)) return chosen;

@@ -6,6 +6,9 @@
  * in its language: ids int32[N, L], the letter's candidates as the mask float32[N, C]
  * (graph: scripts/lid-onnx.ts), probs float32[N, C] out.
  *
+ * Words the training text nearly always writes one way take that form (the model's word
+ * lexicon, form-lexicon.ts, when config.json has `lexicon`).
+ *
  * `language: auto` asks the project's language-ID model (`language_id_model` in the
  * config, lid-lite-608; backends/common.ts). `hints` and `aligned` apply to diacnet only
  * (spec) and are ignored: this model never changes a letter.
@@ -18,6 +21,8 @@ import { ModelRepository } from '../../../models/repository.ts';
 import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
 import { EXCLUDED } from '../../language-id/decode.ts';
 import type { Slot, TaggerCandidates } from '../tagger.ts';
+import type { Unit } from '../marks.ts';
+import { FormLexicon, type FormLexiconSpec } from '../form-lexicon.ts';
 import { prepare, slotFeatures, type TaggerFeatureSpec } from '../tagger-features.ts';
 import { diacritizeEngine } from './common.ts';
 
@@ -29,6 +34,8 @@ export interface Loaded {
   candidates: TaggerCandidates;
   features: TaggerFeatureSpec;
   lidModel: string;
+  /** the word lexicon and when its forms are taken (config.json `lexicon`), or null */
+  lexicon: { table: FormLexicon; spec: FormLexiconSpec } | null;
 }
 
 /** A letter of a micro-batch to score: its text, its slot and its feature ids. */
@@ -49,7 +56,18 @@ export async function openTagger(repo: ModelRepository, name: string, ctx: Pick<
     candidates: JSON.parse(readFileSync(join(cfg.dir, 'candidates.json'), 'utf8')) as TaggerCandidates,
     features: cfg.features as TaggerFeatureSpec,
     lidModel: String(cfg.language_id_model ?? 'lid-lite-608'),
+    lexicon: cfg.lexicon ? { table: FormLexicon.load(join(cfg.dir, (cfg.lexicon as FormLexiconSpec).file)), spec: cfg.lexicon as FormLexiconSpec } : null,
   };
+}
+
+/**
+ * Takes the lexicon's form for the words it is sure of (form-lexicon.ts), in place in the
+ * text's rows of `probs`; nothing when the model has no lexicon or no setting for the language.
+ */
+export function applyLexicon(m: Loaded, language: string, us: readonly Unit[], slots: readonly Slot[], probs: Float32Array): void {
+  const share = m.lexicon?.spec.min_share[language];
+  if (!m.lexicon || share === undefined) return;
+  m.lexicon.table.apply(language, us, slots, probs, m.classes, share, m.lexicon.spec.min_count[language] ?? 1, m.lexicon.spec.unknown_plain?.[language] ?? 0);
 }
 
 /**
@@ -90,6 +108,11 @@ export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, Diac
     const C = m.classes.length;
     const probs = await scoreSlots(m, rows);
     let row = 0;
-    return texts.map((t) => { const p = probs.subarray(row * C, (row + t.slots.length) * C); row += t.slots.length; return p; });
+    return texts.map((t) => {
+      const p = probs.subarray(row * C, (row + t.slots.length) * C);
+      row += t.slots.length;
+      applyLexicon(m, t.language, t.us, t.slots, p);
+      return p;
+    });
   }, { hints: false, minConfidence: true });
 }
