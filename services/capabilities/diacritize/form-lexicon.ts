@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { brotliDecompressSync } from 'node:zlib';
 import { units, type Unit } from './marks.ts';
-import { classIndexOf, classOf, type Slot } from './tagger.ts';
+import { classIndexOf, classOf, wordsWithSlots, type Slot } from './tagger.ts';
 
 /** When a language's lexicon form is taken (config.json `lexicon`). */
 export interface FormLexiconSpec {
@@ -116,43 +116,32 @@ export class FormLexicon {
     const classIndex = classIndexOf(classes);
     const plain = classIndex.get('');
     let set = 0;
-    let s = 0;
-    for (let i = 0; i < us.length;) {
-      if (!us[i]!.letter) { i++; continue; }
-      let j = i;
-      while (j < us.length && us[j]!.letter) j++;
-      while (s < slots.length && slots[s]!.unit < i) s++;
-      let e = s;
-      while (e < slots.length && slots[e]!.unit < j) e++;
-      if (e > s) {
-        let key = '';
-        for (let q = i; q < j; q++) key += us[q]!.base;
-        const entry = m.get(key.normalize('NFC'));
-        if (entry && entry.share >= minShare && entry.count >= minCount && fits(entry.form, us, i, j, slots, s, e, classIndex)) {
-          const fu = units(entry.form);
-          for (let k = s; k < e; k++) {
-            const u = us[slots[k]!.unit]!;
-            const c = classIndex.get(classOf(fu[slots[k]!.unit - i]!.text, u.base))!;
-            const row = probs.subarray(k * C, (k + 1) * C);
-            const rest = 1 - row[c]!;
-            for (const x of slots[k]!.candidates) if (x !== c) row[x] = rest > 0 ? row[x]! / rest * (1 - entry.share) : (1 - entry.share) / Math.max(1, slots[k]!.candidates.length - 1);
-            row[c] = entry.share;
-          }
-          set++;
-        } else if (unknownPlain > 0 && !entry && plain !== undefined) {
-          // a word the lexicon does not hold: its letters as typed gain unknownPlain in log-odds
-          const f = Math.exp(unknownPlain);
-          for (let k = s; k < e; k++) {
-            if (!slots[k]!.candidates.includes(plain)) continue;
-            const row = probs.subarray(k * C, (k + 1) * C);
-            const p = row[plain]!;
-            const z = p * f + (1 - p);
-            for (const x of slots[k]!.candidates) row[x] = x === plain ? p * f / z : row[x]! / z;
-          }
+    for (const { from: i, to: j, s0: s, s1: e } of wordsWithSlots(us, slots)) {
+      let key = '';
+      for (let q = i; q < j; q++) key += us[q]!.base;
+      const entry = m.get(key.normalize('NFC'));
+      if (entry && entry.share >= minShare && entry.count >= minCount && fits(entry.form, us, i, j, slots, s, e, classIndex)) {
+        const fu = units(entry.form);
+        for (let k = s; k < e; k++) {
+          const u = us[slots[k]!.unit]!;
+          const c = classIndex.get(classOf(fu[slots[k]!.unit - i]!.text, u.base))!;
+          const row = probs.subarray(k * C, (k + 1) * C);
+          const rest = 1 - row[c]!;
+          for (const x of slots[k]!.candidates) if (x !== c) row[x] = rest > 0 ? row[x]! / rest * (1 - entry.share) : (1 - entry.share) / Math.max(1, slots[k]!.candidates.length - 1);
+          row[c] = entry.share;
+        }
+        set++;
+      } else if (unknownPlain > 0 && !entry && plain !== undefined) {
+        // a word the lexicon does not hold: its letters as typed gain unknownPlain in log-odds
+        const f = Math.exp(unknownPlain);
+        for (let k = s; k < e; k++) {
+          if (!slots[k]!.candidates.includes(plain)) continue;
+          const row = probs.subarray(k * C, (k + 1) * C);
+          const p = row[plain]!;
+          const z = p * f + (1 - p);
+          for (const x of slots[k]!.candidates) row[x] = x === plain ? p * f / z : row[x]! / z;
         }
       }
-      s = e;
-      i = j;
     }
     return set;
   }

@@ -117,3 +117,24 @@ export function restore(us: readonly Unit[], slots: readonly Slot[], probs: Arra
   }
   return out.join('').normalize('NFC');
 }
+
+/** A word of a text: units [from, to) and the slots inside it, [s0, s1). */
+export interface Word { from: number; to: number; s0: number; s1: number; }
+
+/** The words (maximal runs of letter units) of a text that hold at least one slot. */
+export function wordsWithSlots(us: readonly Unit[], slots: readonly Slot[]): Word[] {
+  const out: Word[] = [];
+  let s = 0;
+  for (let i = 0; i < us.length;) {
+    if (!us[i]!.letter) { i++; continue; }
+    let j = i;
+    while (j < us.length && us[j]!.letter) j++;
+    while (s < slots.length && slots[s]!.unit < i) s++;
+    let e = s;
+    while (e < slots.length && slots[e]!.unit < j) e++;
+    if (e > s) out.push({ from: i, to: j, s0: s, s1: e });
+    s = e;
+    i = j;
+  }
+  return out;
+}

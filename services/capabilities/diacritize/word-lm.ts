@@ -34,7 +34,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { formOf, units, type Unit } from './marks.ts';
-import { bestClass, classIndexOf, classOf, formFrom, type Slot } from './tagger.ts';
+import { bestClass, classIndexOf, classOf, formFrom, wordsWithSlots, type Slot, type Word } from './tagger.ts';
 import { bytesOf, findIn, findLine, findSorted, lineStarts, openWordLm, type LangArrays } from './word-lm-format.ts';
 
 /** Settings of the word-level rescoring (config.json `word_lm`). */
@@ -208,27 +208,6 @@ export class WordLm {
 /** A word's lexicon key: lower case, marks stripped (its units' bases). */
 export const keyOf = (form: string): string => units(form).map((u) => u.base).join('');
 
-
-/** A word of a text: units [from, to) and the slots inside it, [s0, s1). */
-interface Word { from: number; to: number; s0: number; s1: number; }
-
-/** The words (maximal runs of letter units) of a text that hold at least one slot. */
-function wordsWithSlots(us: readonly Unit[], slots: readonly Slot[]): Word[] {
-  const out: Word[] = [];
-  let s = 0;
-  for (let i = 0; i < us.length;) {
-    if (!us[i]!.letter) { i++; continue; }
-    let j = i;
-    while (j < us.length && us[j]!.letter) j++;
-    while (s < slots.length && slots[s]!.unit < i) s++;
-    let e = s;
-    while (e < slots.length && slots[e]!.unit < j) e++;
-    if (e > s) out.push({ from: i, to: j, s0: s, s1: e });
-    s = e;
-    i = j;
-  }
-  return out;
-}
 
 /**
  * The class of every slot of a text after word-level rescoring: per word, the candidate
