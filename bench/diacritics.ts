@@ -26,7 +26,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DIACRITICS_SOURCES, formCounts, linesWithRole } from '../scripts/diacritics-data.ts';
+import { DIACRITICS_SOURCES, linesWithRole, mostFrequentForms } from '../scripts/diacritics-data.ts';
 import { der, pctOf as pct, wordScore } from '../scripts/diacritics-score.ts';
 import { inCase, stripMarks, units, type Unit } from '../services/capabilities/diacritize/marks.ts';
 import { applyLexicon, openTagger, scoreSlots, type Loaded, type Row } from '../services/capabilities/diacritize/backends/diactag.ts';
@@ -43,9 +43,7 @@ const LANGS = Object.keys(DIACRITICS_SOURCES);
 
 /** The "most frequent marked form per word" baseline, from the training lines. */
 function lexiconOf(lang: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [k, m] of formCounts(lang)) out.set(k, [...m].sort((x, y) => y[1] - x[1])[0]![0]);
-  return out;
+  return new Map([...mostFrequentForms(lang)].map(([k, e]) => [k, e.form]));
 }
 function byLexicon(text: string, lex: Map<string, string>, lang: string): string {
   const us = units(text);

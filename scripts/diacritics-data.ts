@@ -211,3 +211,17 @@ export function formCounts(language: string, root = CORPORA): Map<string, Map<st
   }
   return counts;
 }
+
+/**
+ * Each word's most frequent form in the training text ({@link formCounts}; the first
+ * written of equally frequent ones), with its share of the word's occurrences and their number.
+ */
+export function mostFrequentForms(language: string, root = CORPORA): Map<string, { form: string; share: number; count: number }> {
+  const out = new Map<string, { form: string; share: number; count: number }>();
+  for (const [key, forms] of formCounts(language, root)) {
+    let form = ''; let best = 0; let total = 0;
+    for (const [f, c] of forms) { total += c; if (c > best) { best = c; form = f; } }
+    out.set(key, { form, share: best / total, count: total });
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 /**
  * Builds diactag-2.0's word lexicon (services/capabilities/diacritize/form-lexicon.ts) from
- * the training text (scripts/diacritics-data.ts formCounts: role `train`, neither the
+ * the training text (scripts/diacritics-data.ts mostFrequentForms: role `train`, neither the
  * held-out split nor the news development set) and chooses, per language, the least share
  * and the least count at which a word's most frequent form is taken over the tagger's
  * letters, on the news development set (alpha-word accuracy, scripts/diacritics-score.ts;
@@ -23,7 +23,7 @@ import { stripMarks, units } from '../services/capabilities/diacritize/marks.ts'
 import { restore, slotsOf } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures } from '../services/capabilities/diacritize/tagger-features.ts';
 import { ModelRepository } from '../services/models/repository.ts';
-import { DIACRITICS_SOURCES, formCounts, linesWithRole } from './diacritics-data.ts';
+import { DIACRITICS_SOURCES, linesWithRole, mostFrequentForms } from './diacritics-data.ts';
 import { wordScore } from './diacritics-score.ts';
 
 const NAME = 'diactag-2.0';
@@ -42,11 +42,7 @@ const m = await openTagger(repo, NAME, { executionProvider: 'cpu', intraOpThread
 const entries = new Map<string, Map<string, FormEntry>>();
 for (const lang of Object.keys(DIACRITICS_SOURCES)) {
   const out = new Map<string, FormEntry>();
-  for (const [key, forms] of formCounts(lang)) {
-    let form = ''; let best = 0; let total = 0;
-    for (const [f, c] of forms) { total += c; if (c > best) { best = c; form = f; } }
-    if (best / total >= MIN_SHARES[0]!) out.set(key, { form, share: best / total, count: total });
-  }
+  for (const [key, e] of mostFrequentForms(lang)) if (e.share >= MIN_SHARES[0]!) out.set(key, e);
   entries.set(lang, out);
 }
 const lexicon = new FormLexicon(entries);

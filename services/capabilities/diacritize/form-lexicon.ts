@@ -120,11 +120,10 @@ export class FormLexicon {
       let key = '';
       for (let q = i; q < j; q++) key += us[q]!.base;
       const entry = m.get(key.normalize('NFC'));
-      if (entry && entry.share >= minShare && entry.count >= minCount && fits(entry.form, us, i, j, slots, s, e, classIndex)) {
-        const fu = units(entry.form);
+      const cls = entry && entry.share >= minShare && entry.count >= minCount ? formClasses(entry.form, us, i, j, slots, s, e, classIndex) : null;
+      if (entry && cls) {
         for (let k = s; k < e; k++) {
-          const u = us[slots[k]!.unit]!;
-          const c = classIndex.get(classOf(fu[slots[k]!.unit - i]!.text, u.base))!;
+          const c = cls[k - s]!;
           const row = probs.subarray(k * C, (k + 1) * C);
           const rest = 1 - row[c]!;
           for (const x of slots[k]!.candidates) if (x !== c) row[x] = rest > 0 ? row[x]! / rest * (1 - entry.share) : (1 - entry.share) / Math.max(1, slots[k]!.candidates.length - 1);
@@ -147,18 +146,24 @@ export class FormLexicon {
   }
 }
 
-/** Whether `form` can be written on the letters [i, j) of `us` by choosing the classes of the slots [s, e). */
-function fits(form: string, us: readonly Unit[], i: number, j: number, slots: readonly Slot[], s: number, e: number, classIndex: ReadonlyMap<string, number>): boolean {
+/**
+ * The class of each slot [s, e) that writes `form` on the letters [i, j) of `us`, or null
+ * when it cannot be written so (another length, a mark on a letter without a choice, a
+ * class the letter cannot take).
+ */
+function formClasses(form: string, us: readonly Unit[], i: number, j: number, slots: readonly Slot[], s: number, e: number, classIndex: ReadonlyMap<string, number>): Int32Array | null {
   const fu = units(form);
-  if (fu.length !== j - i) return false;
+  if (fu.length !== j - i) return null;
+  const out = new Int32Array(e - s);
   let k = s;
   for (let q = i; q < j; q++) {
     const u = us[q]!;
     if (k < e && slots[k]!.unit === q) {
       const c = classIndex.get(classOf(fu[q - i]!.text, u.base));
-      if (c === undefined || !slots[k]!.candidates.includes(c)) return false;
+      if (c === undefined || !slots[k]!.candidates.includes(c)) return null;
+      out[k - s] = c;
       k++;
-    } else if (fu[q - i]!.text !== u.base) return false;
+    } else if (fu[q - i]!.text !== u.base) return null;
   }
-  return true;
+  return out;
 }

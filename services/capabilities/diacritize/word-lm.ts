@@ -208,7 +208,6 @@ export class WordLm {
 /** A word's lexicon key: lower case, marks stripped (its units' bases). */
 export const keyOf = (form: string): string => units(form).map((u) => u.base).join('');
 
-
 /**
  * The class of every slot of a text after word-level rescoring: per word, the candidate
  * forms (the network's best, and the lexicon's forms of the word's key), scored by
