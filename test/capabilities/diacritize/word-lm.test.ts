@@ -8,6 +8,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { isApostropheSuffix } from '../../../services/capabilities/diacritize/languages.ts';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
 import { decodeText, END, START, WordLm, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
@@ -18,7 +19,7 @@ import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
 const SPEC: WordLmSpec = { file: '', char_weight: { default: 1 }, discount: 0.7, unigram_add: 0.5, max_candidates: 8, order: 3 };
 /** Vietnamese training lines where "ga" after "con" is always "gà", and "ga" alone is "ga" (station). */
 const LINES = ['con gà ăn thóc', 'con gà gáy', 'ga tàu hỏa', 'nhà ga lớn', 'ga tàu', 'con gà con', 'một con gà'];
-const CLASSES = ['', '\u0300', '\u0301', '\u0303', '\u0309', '\u0323', '\u0302', '\u0302\u0300', '\u0306', '\u031b', '=đ'];
+const CLASSES = ['', '\u0300', '\u0301', '\u0303', '\u0309', '\u0323', '\u0302', '\u0302\u0300', '\u0306', '\u031b', '=đ', '=ı'];
 
 function lm(lines = LINES, spec = SPEC, minCount = 1, lexicon: ReadonlyMap<string, LexiconEntry> = new Map()): WordLm {
   return new WordLm(spec, decodeWordLm(buildWordLm(new Map([['vie', lines]]), new Map([['vie', lexicon]]), minCount)));
@@ -186,6 +187,23 @@ describe('word-level decoding', () => {
     // without the dictionary, the network's best
     const plain = decodeText(lm(), 'vie', us, slots, probs, CLASSES, 0.01);
     expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen: plain })).toBe('con xeng');
+  });
+
+  it('keeps the network\'s vowels on a Turkish suffix after an apostrophe, which the word model takes for a word of its own (regression)', () => {
+    // the training text writes the genitive suffix "nin" three times as often as "nın";
+    // after "Ankara" vowel harmony wants "nın", which the network, seeing the stem, prefers
+    const lines = ["türkiye'nin nüfusu", "türkiye'nin", "almanya'nın", "türkiye'nin"];
+    const m = new WordLm({ ...SPEC, char_weight: { default: 0.05 } }, decodeWordLm(buildWordLm(new Map([['tur', lines], ['aze', lines]]), new Map(), 1)));
+    const text = "Ankara'nin";
+    const { us, slots, probs } = plan(text, (b, k) => (b === 'i' && k >= 6 ? { '=ı': 0.7, '': 0.3 } : {}));
+    const out = (language: string) => restore(us, slots, probs, CLASSES, { language, minConfidence: 0, caseEndings: true, chosen: decodeText(m, language, us, slots, probs, CLASSES, 0.01) });
+    expect(out('tur')).toBe("Ankara'nın");
+    // a language without such suffixes (Azerbaijani is not in APOSTROPHE_SUFFIX_LANGUAGES) lets the word model choose
+    expect(out('aze')).toBe("Ankara'nin");
+    // an apostrophe that opens a quotation sets off no suffix
+    expect(isApostropheSuffix('tur', units("Ankara'nin"), 7)).toBe(true);
+    expect(isApostropheSuffix('tur', units("dedi 'nin"), 6)).toBe(false);
+    expect(isApostropheSuffix('fra', units("l'homme"), 2)).toBe(false);
   });
 
   it('answers the same with a bigram model where the context is one word', () => {
