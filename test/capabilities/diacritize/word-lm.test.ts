@@ -195,7 +195,7 @@ describe('word-level decoding', () => {
     const lines = ["türkiye'nin nüfusu", "türkiye'nin", "almanya'nın", "türkiye'nin"];
     const m = new WordLm({ ...SPEC, char_weight: { default: 0.05 } }, decodeWordLm(buildWordLm(new Map([['tur', lines], ['aze', lines]]), new Map(), 1)));
     const text = "Ankara'nin";
-    const { us, slots, probs } = plan(text, (b, k) => (b === 'i' && k >= 6 ? { '=ı': 0.7, '': 0.3 } : {}));
+    const { us, slots, probs } = plan(text, (b, k): Record<string, number> => (b === 'i' && k >= 6 ? { '=ı': 0.7, '': 0.3 } : {}));
     const out = (language: string) => restore(us, slots, probs, CLASSES, { language, minConfidence: 0, caseEndings: true, chosen: decodeText(m, language, us, slots, probs, CLASSES, 0.01) });
     expect(out('tur')).toBe("Ankara'nın");
     // a language without such suffixes (Azerbaijani is not in APOSTROPHE_SUFFIX_LANGUAGES) lets the word model choose
