@@ -206,6 +206,15 @@ describe('word-level decoding', () => {
     expect(isApostropheSuffix('fra', units("l'homme"), 2)).toBe(false);
   });
 
+  it('with candidate_beam, drops a form the network scores more than the beam below the best, however the context favours it', () => {
+    // the network gives "a" a grave accent with 0.03 (3.5 below no mark, in natural logs); "gà" after "con" is the context's choice
+    const { us, slots, probs } = plan('con ga an', (b): Record<string, number> => (b === 'a' ? { '': 0.97, '\u0300': 0.03 } : {}));
+    const out = (beam?: number) => restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen: decodeText(lm(LINES, { ...SPEC, candidate_beam: beam }), 'vie', us, slots, probs, CLASSES, 0.01) });
+    expect(out()).toBe('con gà an');
+    expect(out(4)).toBe('con gà an');
+    expect(out(2)).toBe('con ga an');
+  });
+
   it('answers the same with a bigram model where the context is one word', () => {
     const m = lm(LINES, { ...SPEC, order: 2 });
     const { us, slots, probs } = plan('mot con ga', acuteOrGrave);
