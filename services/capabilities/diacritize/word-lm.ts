@@ -33,6 +33,7 @@
  * text decodes in time linear in its length without building strings per lookup).
  */
 import { readFileSync } from 'node:fs';
+import { EngineError } from '../../workers/engines/types.ts';
 import { formOf, units, type Unit } from './marks.ts';
 import { bestClass, classIndexOf, classOf, formFrom, wordsWithSlots, type Slot, type Word } from './tagger.ts';
 import { isApostropheSuffix } from './languages.ts';
@@ -165,6 +166,8 @@ export class WordLm {
   private readonly langs = new Map<string, LangLm>();
   /** languages not used yet, with the function that gives their arrays (a packed file's part, decompressed on first use) */
   private readonly pending = new Map<string, () => LangArrays>();
+  /** languages whose part could not be read, with the error their requests get */
+  private readonly broken = new Map<string, EngineError>();
 
   /** @param arrays per language its arrays, or a function that gives them (called once, on the language's first use) */
   constructor(readonly spec: WordLmSpec, arrays: ReadonlyMap<string, LangArrays | (() => LangArrays)> = new Map()) {
@@ -183,16 +186,28 @@ export class WordLm {
     return new WordLm(spec, openWordLm(readFileSync(path)));
   }
 
-  /** Whether the model has a lexicon for the language. */
-  has(language: string): boolean { return this.langs.has(language) || this.pending.has(language); }
+  /** Whether the model has a lexicon for the language (a damaged one too: lang() then throws). */
+  has(language: string): boolean { return this.langs.has(language) || this.pending.has(language) || this.broken.has(language); }
 
-  /** The language's tables (undefined when the model lacks the language); the first call for a language of a packed file decompresses it. */
+  /**
+   * The language's tables (undefined when the model lacks the language); the first call for
+   * a language of a packed file decompresses it.
+   * @throws EngineError INFERENCE_FAILED, with the reading error as `cause`, when the
+   *   language's part of the file cannot be read (a damaged file); that call and every later
+   *   one for the language, without reading the part again
+   */
   lang(language: string): LangLm | undefined {
     const load = this.pending.get(language);
     if (load) {
-      this.langs.set(language, new LangLm(load(), this.spec, language));
       this.pending.delete(language);
+      try {
+        this.langs.set(language, new LangLm(load(), this.spec, language));
+      } catch (e) {
+        this.broken.set(language, new EngineError('INFERENCE_FAILED', `the word model's part for ${language} cannot be read (${(e as Error).message}); reinstall the model`, { cause: e }));
+      }
     }
+    const broken = this.broken.get(language);
+    if (broken) throw broken;
     return this.langs.get(language);
   }
 

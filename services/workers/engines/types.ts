@@ -88,8 +88,9 @@ export function checkStop(control: RunControl | undefined, i: number): void {
 /** Error carrying an error code (and so an HTTP status) across the thread boundary. */
 export class EngineError extends Error {
   readonly status: number;
-  constructor(readonly code: ErrorCode, message: string) {
-    super(message);
+  /** @param options `cause`: the error underneath (a damaged file's decompression error, …) */
+  constructor(readonly code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'EngineError';
     this.status = ERROR_STATUS[code];
   }

@@ -2,16 +2,18 @@
  * The diacnet backend (issue 13) on a tiny model built by the project's own pipeline
  * (npm run train:diacnet: data, 40 NumPy training steps on the CPU, the same on any machine, ONNX export): it
  * answers through the embedded pipeline, keeps the caller's letters, and a long text cut
- * into windows gets the same probabilities as the whole text read at once. The tiny
+ * into windows gets the same probabilities as the whole text read at once, and a text whose
+ * language's part of the word model is damaged fails alone. The tiny
  * model's accuracy is not asserted (bench:diacritics measures trained models).
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DIACRITICS_SOURCES, NEWS_DEV } from '../../../scripts/diacritics-data.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDiacnet, scoreTexts } from '../../../services/capabilities/diacritize/backends/diacnet.ts';
+import { PACKED_MAGIC } from '../../../services/capabilities/diacritize/word-lm-format.ts';
 import { planBatch } from '../../../services/capabilities/diacritize/backends/common.ts';
 import { createEngine as createLidEngine } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { stripMarks } from '../../../services/capabilities/diacritize/marks.ts';
@@ -46,6 +48,16 @@ beforeAll(async () => {
   // the Spanish Hunspell dictionary only (the others take 30 s more to expand)
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'train-diacnet.ts'), '--name', MODEL, '--steps', '40', '--device', 'cpu', '--batch', '32', '--corpora', corpora, '--out', repo, '--hunspell', 'spa'], { encoding: 'utf8', timeout: 500_000 });
   if (r.status !== 0) throw new Error(`train:diacnet failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  // the Italian part of the word model is damaged (a byte in the middle of its gzip member):
+  // Italian requests fail alone, everything else is answered
+  const lmFile = join(repo, MODEL, 'word-lm.bin');
+  const bytes = readFileSync(lmFile);
+  expect(bytes.toString('ascii', 0, PACKED_MAGIC.length)).toBe(PACKED_MAGIC);
+  const len = bytes.readUInt32LE(PACKED_MAGIC.length);
+  const index = JSON.parse(bytes.toString('utf8', PACKED_MAGIC.length + 4, PACKED_MAGIC.length + 4 + len)) as { languages: Record<string, [number, number]> };
+  const [off, n] = index.languages.ita!;
+  bytes[PACKED_MAGIC.length + 4 + len + off + Math.floor(n / 2)]! ^= 0xff;
+  writeFileSync(lmFile, bytes);
   // language=auto asks the language-ID model of the same repository
   cpSync(join(ROOT, 'models', 'lid-lite-608'), join(repo, 'lid-lite-608'), { recursive: true });
   svc = await startService({ MODEL_REPOSITORY: repo, RATE_LIMIT_MAX: 100_000 }, { capabilities: ['diacritize'] });
@@ -77,6 +89,21 @@ describe('diacnet backend', () => {
     expect(r.status).toBe(200);
     expect(r.body.text).toMatch(/^Dziękuję /);
     expect(r.body.warnings).toEqual([expect.stringMatching(/hint for "zamek" not used/)]);
+  });
+
+  it('answers a text whose language\'s part of the word model is damaged with a 500 of its own, and the other texts of its batch', async () => {
+    const one = await post(svc, '/v1/diacritize', { text: 'La citta e molto bella', language: 'ita', model: MODEL });
+    expect(one.status).toBe(500);
+    expect(one.body).toMatchObject({ status: 500, code: 'INFERENCE_FAILED' });
+    expect(one.body.error).toMatch(/word model's part for ita cannot be read/);
+    const batch = await post(svc, '/v1/diacritize/batch', { texts: ['La citta e molto bella', 'Bugun hava cok guzel.', 'La citta e bella'], language: ['ita', 'tur', 'ita'], model: MODEL });
+    expect(batch.status).toBe(200);
+    expect(batch.body.texts[0]).toBeNull();
+    expect(batch.body.texts[2]).toBeNull();
+    expect(stripMarks(batch.body.texts[1])).toBe('Bugun hava cok guzel.');
+    expect(batch.body.errors).toEqual([expect.objectContaining({ index: 0, code: 'INFERENCE_FAILED' }), expect.objectContaining({ index: 2, code: 'INFERENCE_FAILED' })]);
+    // only the restored text is billed
+    expect(batch.body.usage.characters).toBe('Bugun hava cok guzel.'.length);
   });
 
   it('gives a long text cut into windows the probabilities of the whole text read at once', async () => {

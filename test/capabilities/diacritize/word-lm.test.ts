@@ -116,7 +116,15 @@ describe('word language model', () => {
     broken[broken.length - 20]! ^= 0xff;
     const lazy = new WordLm(SPEC, openWordLm(broken));
     expect(lazy.has('yor')).toBe(true);
-    expect(() => lazy.lang('yor')).toThrow();
+    expect(() => lazy.lang('yor')).toThrow(expect.objectContaining({ code: 'INFERENCE_FAILED', message: expect.stringMatching(/part for yor cannot be read/) }));
+    expect(lazy.lang('vie')).toBeDefined();
+    // the part is read once: later calls get the same error without reading it again
+    let reads = 0;
+    const failing = new WordLm(SPEC, new Map([['yor', () => { reads++; throw new Error('unexpected end of file'); }]]));
+    const first = (() => { try { failing.lang('yor'); } catch (e) { return e; } })();
+    expect(() => failing.lang('yor')).toThrow(first as Error);
+    expect((first as Error).cause).toEqual(new Error('unexpected end of file'));
+    expect(reads).toBe(1);
   });
 });
 

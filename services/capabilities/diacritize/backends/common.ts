@@ -12,7 +12,7 @@ import type { DiacritizeOutput, DiacritizeRequest, ItemResult } from '../../../e
 import { failed } from '../../../events/results.ts';
 import { ModelRepository } from '../../../models/repository.ts';
 import { LoadedModels, type LoadedModel } from '../../../workers/engines/sessions.ts';
-import type { Engine, EngineContext } from '../../../workers/engines/types.ts';
+import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
 import { createEngine as createLidEngine } from '../../language-id/backends/lid-embedding-bag.ts';
 import type { LanguageIdInput } from '../../language-id/backends/lid-embedding-bag.ts';
 import type { LidAnswer } from '../../language-id/decode.ts';
@@ -138,7 +138,8 @@ export interface DiacritizeModel extends LoadedModel { classes: string[]; candid
  * each text.
  * @param score per planned text, float32[slots × classes] in the order of its slots
  * @param family which of the request's options the model family takes
- * @param decode per planned text, the class of each slot chosen by a word-level decoder, or undefined for each slot's most probable class
+ * @param decode per planned text, the class of each slot chosen by a word-level decoder, or undefined for each slot's most probable class;
+ *   an EngineError it throws fails that text alone (its code and message), any other error the run
  */
 export function diacritizeEngine<M extends DiacritizeModel>(
   ctx: EngineContext,
@@ -159,7 +160,19 @@ export function diacritizeEngine<M extends DiacritizeModel>(
       const probs = await score(m, texts);
       const results: Array<ItemResult<DiacritizeOutput>> = new Array(inputs.length);
       for (const [i, f] of failures) results[i] = f;
-      texts.forEach((t, k) => { results[t.i] = resultOf(t, probs[k]!, m.classes, family, decode?.(m, t, probs[k]!)); });
+      texts.forEach((t, k) => {
+        let chosen: Int32Array | undefined;
+        try {
+          chosen = decode?.(m, t, probs[k]!);
+        } catch (e) {
+          // a text whose decoding fails with a code (a damaged language part of the word
+          // model) fails alone; the other texts of the micro-batch are answered
+          if (!(e instanceof EngineError)) throw e;
+          results[t.i] = failed(e.code, `${name}: ${e.message}`);
+          return;
+        }
+        results[t.i] = resultOf(t, probs[k]!, m.classes, family, chosen);
+      });
       return results;
     },
   };
