@@ -64,7 +64,7 @@ describe('ModelRepository', () => {
   it('reads the committed models: backend, batching, instances, typed inputs, the latest version', () => {
     const repo = new ModelRepository(MODELS);
     expect(repo.check()).toEqual(['diacnet-2.0', 'diacnet-mini-2.0', 'diactag-2.0', 'lid-lite-608', 'lid-neural-608']);
-    expect(repo.config('diacnet-mini-2.0')).toMatchObject({ backend: 'diacnet', capability: 'diacritize', word_lm: { file: 'word-lm.bin.gz', order: 3 } });
+    expect(repo.config('diacnet-mini-2.0')).toMatchObject({ backend: 'diacnet', capability: 'diacritize', word_lm: { file: 'word-lm.bin', order: 3 } });
     const cfg = repo.config('lid-neural-608')!;
     expect(cfg).toMatchObject({ backend: 'lid-embedding-bag', capability: 'language-id', max_batch_size: 256, instance_count: 1, version: 1 });
     expect(cfg.dynamic_batching).toEqual({ max_queue_delay_ms: 0, max_queue_size: 8192, preferred_batch_size: [64] });
