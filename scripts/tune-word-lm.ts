@@ -10,7 +10,7 @@
  * (a bonus for the letters as typed of a word no lexicon knows), `char_weight` and
  * `unknown_plain` again. A language without a development set (Arabic: no
  * vowelled news text in ../shared) keeps the settings config.json has, or `default`.
- * Usage: `tsx scripts/tune-word-lm.ts --repo DIR --name MODEL [--lines 600] [--only vie,pol] [--file word-lm.bin] [--max-candidates 32] [--candidate-beam 4] [--write]`;
+ * Usage: `tsx scripts/tune-word-lm.ts --repo DIR --name MODEL [--lines 1000] [--only vie,pol] [--file word-lm.bin] [--max-candidates 32] [--candidate-beam 4] [--write]`;
  * reads the model folder's word model (`--file`, else the one config.json names, else
  * `word-lm.bin`; scripts/word-lm.ts), prints the accuracy per
  * language and setting, and with `--write` sets the model's config.json `word_lm`.
@@ -28,7 +28,7 @@ import { ModelRepository } from '../services/models/repository.ts';
 import { CORPORA, DIACRITICS_SOURCES, linesWithRole } from './diacritics-data.ts';
 import { wordScore } from './diacritics-score.ts';
 
-const { values: a } = parseArgs({ options: { repo: { type: 'string' }, name: { type: 'string' }, lines: { type: 'string', default: '600' }, write: { type: 'boolean', default: false }, order: { type: 'string', default: '3' }, 'max-candidates': { type: 'string', default: '32' }, 'candidate-beam': { type: 'string', default: '4' }, only: { type: 'string' }, corpora: { type: 'string' }, file: { type: 'string' } } });
+const { values: a } = parseArgs({ options: { repo: { type: 'string' }, name: { type: 'string' }, lines: { type: 'string', default: '1000' }, write: { type: 'boolean', default: false }, order: { type: 'string', default: '3' }, 'max-candidates': { type: 'string', default: '32' }, 'candidate-beam': { type: 'string', default: '4' }, only: { type: 'string' }, corpora: { type: 'string' }, file: { type: 'string' } } });
 if (!a.repo || !a.name) throw new Error('--repo and --name are required');
 const CHAR_WEIGHTS = [0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5];
 const LEXICON_ADDS = [0, 0.25, 1, 4, 16];

@@ -241,6 +241,7 @@ export const keyOf = (form: string): string => units(form).map((u) => u.base).jo
  * `char_weight` × the network's log probability plus the language model (trigram, or
  * bigram with `order` 2), best path by Viterbi. A letter the caller typed with marks that the network does not reject
  * (probability ≥ `keepTypedBelow`) restricts the word's candidates to forms that keep it.
+ * Candidates scoring more than `candidate_beam` below the word's best are dropped.
  * A suffix set off by an apostrophe (Turkish "Ankara'nın", languages.ts
  * isApostropheSuffix) has the network's form as its only candidate: its vowels follow the
  * stem, which the network sees and the word model does not (on the Turkish news
