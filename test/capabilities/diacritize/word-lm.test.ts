@@ -13,7 +13,7 @@ import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
 import { decodeText, END, START, WordLm, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
 import { decodeWordLm, openWordLm, packWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
-import { buildWordLm } from '../../../scripts/word-lm.ts';
+import { buildLanguages, buildWordLm, DEFAULT_MIN_COUNT, MIN_COUNT } from '../../../scripts/word-lm.ts';
 import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
 
 const SPEC: WordLmSpec = { file: '', char_weight: { default: 1 }, discount: 0.7, unigram_add: 0.5, max_candidates: 8, order: 3 };
@@ -79,6 +79,21 @@ describe('word language model', () => {
     expect(l.a.count[l.id('nhà')]).toBe(1);
     expect(l.a.followers[l.id('nhà')]).toBe(1);
     expect(Math.exp(m.logProb('vie', null, 'nhà', 'ga'))).toBeGreaterThan(0);
+  });
+
+  it('keeps n-grams seen once in the languages of MIN_COUNT (Vietnamese) and prunes them in the others', () => {
+    expect(MIN_COUNT.vie).toBe(1);
+    expect(MIN_COUNT.pol ?? DEFAULT_MIN_COUNT).toBe(2);
+    const weighted = LINES.map((text) => ({ text, weight: 1 }));
+    const langs = buildLanguages(new Map([['vie', weighted], ['pol', weighted]]), () => new Map());
+    const hasBigram = (lang: string, p: string, f: string) => {
+      const m = new WordLm(SPEC, new Map([[lang, langs.get(lang)!]]));
+      const l = m.lang(lang)!;
+      return [...l.a.biNext.subarray(l.a.biStart[l.id(p)]!, l.a.biStart[l.id(p) + 1]!)].includes(l.id(f));
+    };
+    expect(hasBigram('vie', 'nhà', 'ga')).toBe(true);
+    expect(hasBigram('pol', 'nhà', 'ga')).toBe(false);
+    expect(hasBigram('pol', 'con', 'gà')).toBe(true);
   });
 
   it('reads back the file it wrote, compressed or not', () => {
