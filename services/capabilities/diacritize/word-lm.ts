@@ -17,8 +17,9 @@
  * trigrams over bigrams over additively smoothed unigrams (`order` 2 stops at bigrams);
  * the words before a text's first word are `<s>`, and `</s>` is predicted after the last
  * (so that each context's probabilities sum to one); punctuation does not break the chain.
- * Bigrams and trigrams seen once are left out of the file (their mass goes to the lower
- * order through the follower counts, which are taken before pruning). With trigrams the
+ * Bigrams and trigrams seen once are left out of the file, except in the languages of
+ * scripts/word-lm.ts MIN_COUNT (Vietnamese, French); their mass goes to the lower order
+ * through the follower counts, which are taken before pruning. With trigrams the
  * decoder is a second-order Viterbi (a state is a pair of forms).
  *
  * Lexicons (issue 35): the file also holds forms the training text never wrote, from
