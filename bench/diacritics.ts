@@ -13,7 +13,9 @@
  * second on one core at batch 64 (one onnxruntime thread); each model's load time (from
  * nothing loaded to ready, in this process) and its characters/s on one text of 20,000
  * characters beside one of 200 (Vietnamese and Polish news text), so that a decoder
- * slower than linear in the text's length shows; the model's size on disk (every file of
+ * slower than linear in the text's length shows; the seconds one hostile text takes (20,000
+ * characters of Vietnamese words with many marked forms each, in random order: the word
+ * model's worst case); the model's size on disk (every file of
  * its folder); and diactag-2.0's calibration (its word lexicon applied, as served): at min_confidence 0.5 / 0.8 / 0.95 the
  * share of letters with a choice left as typed and the accuracy of the rest.
  * Every diacritization model of the capability module that is installed is measured
@@ -28,6 +30,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DIACRITICS_SOURCES, linesWithRole, mostFrequentForms } from '../scripts/diacritics-data.ts';
 import { der, pctOf as pct, wordScore } from '../scripts/diacritics-score.ts';
+import { rng } from '../scripts/rng.ts';
 import { inCase, stripMarks, units, type Unit } from '../services/capabilities/diacritize/marks.ts';
 import { applyLexicon, openTagger, scoreSlots, type Loaded, type Row } from '../services/capabilities/diacritize/backends/diactag.ts';
 import { bestClass, formFrom, slotsOf, type Slot } from '../services/capabilities/diacritize/tagger.ts';
@@ -101,6 +104,15 @@ const request = (model: string, text: string, language: string): DiacritizeReque
   text, model, language, caseEndings: true, hints: null, aligned: true, minConfidence: 0,
 });
 
+/** 20,000 characters of Vietnamese keys with many marked forms each, in a seeded random order. */
+const HOSTILE_VIE = (() => {
+  const keys = ['a', 'o', 'u', 'e', 'ma', 'la', 'ca', 'ta', 'tho', 'nhung', 'bo', 'co', 'da', 'do', 'di', 'ba', 'be', 'ho', 'mo', 'to'];
+  const next = rng(20_000);
+  let out = '';
+  while (out.length < 20_000) out += `${keys[Math.floor(next() * keys.length)]} `;
+  return out.slice(0, 20_000);
+})();
+
 /** One text of about `chars` characters, news lines without marks joined by spaces. */
 function newsText(lang: string, chars: number): string {
   let out = '';
@@ -160,6 +172,11 @@ for (const { name } of capabilityModule('diacritize').models) {
   };
   const lengths: Record<string, string> = {};
   for (const lang of ['vie', 'pol']) lengths[`${lang} chars/s: 200 | 20,000 chars`] = `${await single(lang, 200, 50)} | ${await single(lang, 20_000, 3)}`;
+  // a hostile text: 20,000 characters of the Vietnamese words with the most marked forms, in
+  // no order a sentence has (the word model's worst case: many candidates, no context)
+  const t = process.hrtime.bigint();
+  await engine.run(name, [request(name, HOSTILE_VIE, 'vie')]);
+  lengths['hostile vie 20,000 chars: s'] = (Number(process.hrtime.bigint() - t) / 1e9).toFixed(2);
   speed.push({ model: name, 'load ms': Math.round(loadMs), 'characters/s (1 core, batch 64)': Math.round(chars / s), ...lengths, 'model size MB (all files of its folder)': (folderBytes(cfg.dir) / 1e6).toFixed(1) });
   await engine.unload(name);
 

@@ -22,7 +22,7 @@ import { stripMarks, units } from '../services/capabilities/diacritize/marks.ts'
 import { restore, slotsOf } from '../services/capabilities/diacritize/tagger.ts';
 import { openDiacnet, scoreTexts } from '../services/capabilities/diacritize/backends/diacnet.ts';
 import type { PlannedText } from '../services/capabilities/diacritize/backends/common.ts';
-import { decodeText, WordLm, type WordLmSpec } from '../services/capabilities/diacritize/word-lm.ts';
+import { decodeText, DEFAULT_MAX_STATES, WordLm, type WordLmSpec } from '../services/capabilities/diacritize/word-lm.ts';
 import { decodeWordLm } from '../services/capabilities/diacritize/word-lm-format.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { CORPORA, DIACRITICS_SOURCES, linesWithRole } from './diacritics-data.ts';
@@ -41,7 +41,7 @@ const old = cfg.word_lm ?? {};
 /** the word model file, in the model folder */
 const FILE = a.file ?? old.file ?? 'word-lm.bin';
 const arrays = decodeWordLm(readFileSync(join(a.repo, a.name, FILE)));
-const base = { file: FILE, discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), candidate_beam: Number(a['candidate-beam']), order: Number(a.order) };
+const base = { file: FILE, discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), candidate_beam: Number(a['candidate-beam']), max_states: DEFAULT_MAX_STATES, order: Number(a.order) };
 const m = await openDiacnet(new ModelRepository(a.repo), a.name, { executionProvider: 'cpu', intraOpThreads: 1 }, false);
 
 type Setting = { w: number; lex: number; prior: number; plain: number };

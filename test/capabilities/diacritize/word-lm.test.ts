@@ -7,11 +7,11 @@
  * and the file (word-lm-format.ts) reads back what was written, gzip-compressed or not.
  */
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isApostropheSuffix } from '../../../services/capabilities/diacritize/languages.ts';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
-import { decodeText, END, START, WordLm, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
+import { decodeText, DEFAULT_MAX_STATES, END, LangLm, START, WordLm, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
 import { decodeWordLm, openWordLm, packWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
 import { buildLanguages, buildWordLm, DEFAULT_MIN_COUNT, MIN_COUNT } from '../../../scripts/word-lm.ts';
 import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
@@ -236,6 +236,27 @@ describe('word-level decoding', () => {
     expect(out()).toBe('con gà an');
     expect(out(4)).toBe('con gà an');
     expect(out(2)).toBe('con ga an');
+  });
+
+  it('carries at most max_states Viterbi states from word to word, so a text of words with many candidates costs states x candidates per word', () => {
+    // "ga" has six attested forms and the network cannot tell them apart
+    const six = ['ga', 'gà', 'gá', 'gả', 'gã', 'gạ'];
+    const lines = six.flatMap((f) => [`con ${f} ${f}`, `${f} con`]);
+    const flat = (b: string): Record<string, number> => (b === 'a' ? { '': 1 / 6, '\u0300': 1 / 6, '\u0301': 1 / 6, '\u0309': 1 / 6, '\u0303': 1 / 6, '\u0323': 1 / 6 } : {});
+    const words = 40;
+    const { us, slots, probs } = plan(Array.from({ length: words }, () => 'ga').join(' '), flat);
+    const calls = (maxStates: number) => {
+      const spy = vi.spyOn(LangLm.prototype, 'logProb');
+      try {
+        decodeText(lm(lines, { ...SPEC, max_states: maxStates }), 'vie', us, slots, probs, CLASSES, 0.01);
+        return spy.mock.calls.length;
+      } finally { spy.mockRestore(); }
+    };
+    // six candidates a word: up to 36 states (pairs), 216 lookups a word without a limit
+    expect(calls(1e9)).toBeGreaterThan(words * 100);
+    expect(calls(4)).toBeLessThanOrEqual(words * 4 * 6 + 4);
+    // the default keeps every state of so small a lattice, and finds the same best path
+    expect(DEFAULT_MAX_STATES).toBeGreaterThanOrEqual(36);
   });
 
   it('answers the same with a bigram model where the context is one word', () => {
