@@ -152,15 +152,25 @@ export function openWordLm(data: Buffer): Map<string, () => LangArrays> {
     const all = decodeWordLm(data);
     return new Map([...all].map(([lang, a]) => [lang, () => a]));
   }
+  return new Map([...packedParts(data)].map(([lang, [from, to]]) => [lang, () => {
+    const one = decodeWordLm(data.subarray(from, to)).get(lang);
+    if (!one) throw new Error(`word LM: the packed part of ${lang} holds no ${lang}`);
+    return one;
+  }]));
+}
+
+/**
+ * Where each language's gzip part lies in a packed file (module comment): its byte range
+ * [from, to) in `data`, read from the index.
+ * @throws Error when `data` is not a packed file
+ */
+export function packedParts(data: Buffer): Map<string, [from: number, to: number]> {
+  if (data.toString('ascii', 0, PACKED_MAGIC.length) !== PACKED_MAGIC) throw new Error('word LM: not a packed file');
   const len = data.readUInt32LE(PACKED_MAGIC.length);
   const start = PACKED_MAGIC.length + 4;
   const { languages } = JSON.parse(data.toString('utf8', start, start + len)) as { languages: Record<string, [number, number]> };
   const body = start + len;
-  return new Map(Object.entries(languages).map(([lang, [off, n]]) => [lang, () => {
-    const one = decodeWordLm(data.subarray(body + off, body + off + n)).get(lang);
-    if (!one) throw new Error(`word LM: the packed part of ${lang} holds no ${lang}`);
-    return one;
-  }]));
+  return new Map(Object.entries(languages).map(([lang, [off, n]]) => [lang, [body + off, body + off + n]]));
 }
 
 /** A Buffer view of an array's bytes (no copy), for byte comparisons and decoding. */

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { DIACRITICS_SOURCES, NEWS_DEV } from '../../../scripts/diacritics-data.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDiacnet, scoreTexts } from '../../../services/capabilities/diacritize/backends/diacnet.ts';
-import { PACKED_MAGIC } from '../../../services/capabilities/diacritize/word-lm-format.ts';
+import { packedParts } from '../../../services/capabilities/diacritize/word-lm-format.ts';
 import { planBatch } from '../../../services/capabilities/diacritize/backends/common.ts';
 import { createEngine as createLidEngine } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
 import { stripMarks } from '../../../services/capabilities/diacritize/marks.ts';
@@ -52,11 +52,8 @@ beforeAll(async () => {
   // Italian requests fail alone, everything else is answered
   const lmFile = join(repo, MODEL, 'word-lm.bin');
   const bytes = readFileSync(lmFile);
-  expect(bytes.toString('ascii', 0, PACKED_MAGIC.length)).toBe(PACKED_MAGIC);
-  const len = bytes.readUInt32LE(PACKED_MAGIC.length);
-  const index = JSON.parse(bytes.toString('utf8', PACKED_MAGIC.length + 4, PACKED_MAGIC.length + 4 + len)) as { languages: Record<string, [number, number]> };
-  const [off, n] = index.languages.ita!;
-  bytes[PACKED_MAGIC.length + 4 + len + off + Math.floor(n / 2)]! ^= 0xff;
+  const [from, to] = packedParts(bytes).get('ita')!;
+  bytes[Math.floor((from + to) / 2)]! ^= 0xff;
   writeFileSync(lmFile, bytes);
   // language=auto asks the language-ID model of the same repository
   cpSync(join(ROOT, 'models', 'lid-lite-608'), join(repo, 'lid-lite-608'), { recursive: true });
