@@ -8,32 +8,35 @@
  * `lexicon_add` (pseudo-count of a Hunspell form) and `prior_weight` (the frequency
  * list), then `char_weight`, `lexicon_add` and `prior_weight` once more; then `unknown_plain`
  * (a bonus for the letters as typed of a word no lexicon knows), `char_weight` and
- * `unknown_plain` again. A language without a development set (Arabic: no
+ * `unknown_plain` again; then, where the word-class model (`--class-file`, word-lm.ts
+ * wordClass) has the language, `class_weight`, `char_weight`, `class_weight` and
+ * `prior_weight` again. A language without a development set (Arabic: no
  * vowelled news text in ../shared) keeps the settings config.json has, or `default`.
- * Usage: `tsx scripts/tune-word-lm.ts --repo DIR --name MODEL [--lines 1000] [--only vie,pol] [--file word-lm.bin] [--max-candidates 32] [--candidate-beam 4] [--write]`;
+ * Usage: `tsx scripts/tune-word-lm.ts --repo DIR --name MODEL [--lines 1000] [--only vie,pol] [--file word-lm.bin] [--class-file class-lm.bin] [--max-candidates 32] [--candidate-beam 4] [--write]`;
  * reads the model folder's word model (`--file`, else the one config.json names, else
  * `word-lm.bin`; scripts/word-lm.ts), prints the accuracy per
  * language and setting, and with `--write` sets the model's config.json `word_lm`.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stripMarks, units } from '../services/capabilities/diacritize/marks.ts';
 import { restore, slotsOf } from '../services/capabilities/diacritize/tagger.ts';
 import { openDiacnet, scoreTexts } from '../services/capabilities/diacritize/backends/diacnet.ts';
 import type { PlannedText } from '../services/capabilities/diacritize/backends/common.ts';
-import { decodeText, DEFAULT_MAX_STATES, WordLm, type WordLmSpec } from '../services/capabilities/diacritize/word-lm.ts';
-import { decodeWordLm } from '../services/capabilities/diacritize/word-lm-format.ts';
+import { decodeText, DEFAULT_CLASS_SUFFIX, DEFAULT_MAX_STATES, WordLm, type WordLmSpec } from '../services/capabilities/diacritize/word-lm.ts';
+import { decodeWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { CORPORA, DIACRITICS_SOURCES, linesWithRole } from './diacritics-data.ts';
 import { wordScore } from './diacritics-score.ts';
 
-const { values: a } = parseArgs({ options: { repo: { type: 'string' }, name: { type: 'string' }, lines: { type: 'string', default: '1000' }, write: { type: 'boolean', default: false }, order: { type: 'string', default: '3' }, 'max-candidates': { type: 'string', default: '32' }, 'candidate-beam': { type: 'string', default: '4' }, only: { type: 'string' }, corpora: { type: 'string' }, file: { type: 'string' } } });
+const { values: a } = parseArgs({ options: { repo: { type: 'string' }, name: { type: 'string' }, lines: { type: 'string', default: '1000' }, write: { type: 'boolean', default: false }, order: { type: 'string', default: '3' }, 'max-candidates': { type: 'string', default: '32' }, 'candidate-beam': { type: 'string', default: '4' }, only: { type: 'string' }, corpora: { type: 'string' }, file: { type: 'string' }, 'class-file': { type: 'string' } } });
 if (!a.repo || !a.name) throw new Error('--repo and --name are required');
 const CHAR_WEIGHTS = [0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5];
 const LEXICON_ADDS = [0, 0.25, 1, 4, 16];
 const PRIOR_WEIGHTS = [0, 0.01, 0.05, 0.2, 1, 3, 10];
 const UNKNOWN_PLAINS = [0, 0.5, 1, 2, 4, 8];
+const CLASS_WEIGHTS = [0, 0.1, 0.2, 0.35, 0.5, 0.75];
 
 const configPath = join(a.repo, a.name, 'config.json');
 const cfg = JSON.parse(readFileSync(configPath, 'utf8')) as { word_lm?: Partial<WordLmSpec> };
@@ -41,10 +44,13 @@ const old = cfg.word_lm ?? {};
 /** the word model file, in the model folder */
 const FILE = a.file ?? old.file ?? 'word-lm.bin';
 const arrays = decodeWordLm(readFileSync(join(a.repo, a.name, FILE)));
-const base = { file: FILE, discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), candidate_beam: Number(a['candidate-beam']), max_states: DEFAULT_MAX_STATES, order: Number(a.order) };
+/** the word-class model's file (`--class-file`, else the one config.json names, else `class-lm.bin` when the folder has it) */
+const CLASS_FILE = a['class-file'] ?? old.class_file ?? (existsSync(join(a.repo, a.name, 'class-lm.bin')) ? 'class-lm.bin' : undefined);
+const classArrays = CLASS_FILE ? decodeWordLm(readFileSync(join(a.repo, a.name, CLASS_FILE))) : new Map<string, LangArrays>();
+const base = { file: FILE, ...(CLASS_FILE ? { class_file: CLASS_FILE, class_suffix: old.class_suffix ?? DEFAULT_CLASS_SUFFIX } : {}), discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), candidate_beam: Number(a['candidate-beam']), max_states: DEFAULT_MAX_STATES, order: Number(a.order) };
 const m = await openDiacnet(new ModelRepository(a.repo), a.name, { executionProvider: 'cpu', intraOpThreads: 1 }, false);
 
-type Setting = { w: number; lex: number; prior: number; plain: number };
+type Setting = { w: number; lex: number; prior: number; plain: number; cls: number };
 const chosen = new Map<string, Setting>();
 const rows: Array<Record<string, string | number>> = [];
 for (const lang of Object.keys(DIACRITICS_SOURCES)) {
@@ -65,17 +71,17 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
   };
   const cache = new Map<string, number>();
   const score = (s: Setting) => {
-    const key = `${s.w}/${s.lex}/${s.prior}/${s.plain}`;
+    const key = `${s.w}/${s.lex}/${s.prior}/${s.plain}/${s.cls}`;
     let v = cache.get(key);
     if (v === undefined) {
-      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain } }, new Map([[lang, arrays.get(lang)!]]));
+      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain }, class_weight: { default: s.cls } }, new Map([[lang, arrays.get(lang)!]]), classArrays.has(lang) ? new Map([[lang, classArrays.get(lang)!]]) : null);
       v = accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, { ...o, chosen: decodeText(lm, lang, t.us, t.slots, probs[k]!, m.classes, 0.01) }));
       cache.set(key, v);
     }
     return v;
   };
   const best = (list: Setting[]) => list.reduce((x, y) => (score(y) > score(x) + 1e-9 ? y : x));
-  let s: Setting = { w: 0.5, lex: 0, prior: 0, plain: 0 };
+  let s: Setting = { w: 0.5, lex: 0, prior: 0, plain: 0, cls: 0 };
   s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
   const plain = score(s);
   s = best(LEXICON_ADDS.map((lex) => ({ ...s, lex })));
@@ -87,8 +93,15 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
   s = best(UNKNOWN_PLAINS.map((plain) => ({ ...s, plain })));
   s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
   s = best(UNKNOWN_PLAINS.map((plain) => ({ ...s, plain })));
+  const unknown = score(s);
+  if (classArrays.has(lang)) {
+    s = best(CLASS_WEIGHTS.map((cls) => ({ ...s, cls })));
+    s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
+    s = best(CLASS_WEIGHTS.map((cls) => ({ ...s, cls })));
+    s = best(PRIOR_WEIGHTS.map((prior) => ({ ...s, prior })));
+  }
   chosen.set(lang, s);
-  const row = { language: lang, lines: dev.length, network: accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o)).toFixed(2), 'word LM': plain.toFixed(2), 'with lexicons': lexicons.toFixed(2), 'unknown words as typed': score(s).toFixed(2), char_weight: s.w, lexicon_add: s.lex, prior_weight: s.prior, unknown_plain: s.plain };
+  const row = { language: lang, lines: dev.length, network: accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o)).toFixed(2), 'word LM': plain.toFixed(2), 'with lexicons': lexicons.toFixed(2), 'unknown words as typed': unknown.toFixed(2), 'word classes': score(s).toFixed(2), char_weight: s.w, lexicon_add: s.lex, prior_weight: s.prior, unknown_plain: s.plain, class_weight: s.cls };
   rows.push(row);
   console.table([row]);
 }
@@ -98,7 +111,7 @@ const record = (pick: (s: Setting) => number, prev: Readonly<Record<string, numb
   for (const [lang, s] of chosen) out[lang] = pick(s);
   return out;
 };
-const spec = { ...base, char_weight: record((s) => s.w, old.char_weight, 0.5), lexicon_add: record((s) => s.lex, old.lexicon_add, 0), prior_weight: record((s) => s.prior, old.prior_weight, 0), unknown_plain: record((s) => s.plain, old.unknown_plain, 0) };
+const spec = { ...base, char_weight: record((s) => s.w, old.char_weight, 0.5), lexicon_add: record((s) => s.lex, old.lexicon_add, 0), prior_weight: record((s) => s.prior, old.prior_weight, 0), unknown_plain: record((s) => s.plain, old.unknown_plain, 0), ...(CLASS_FILE ? { class_weight: record((s) => s.cls, old.class_weight, 0) } : {}) };
 console.log('settings:', JSON.stringify(spec));
 if (a.write) {
   (cfg as Record<string, unknown>).word_lm = { ...spec, tuned_on: `the news development set (scripts/diacritics-data.ts NEWS_DEV), up to ${a.lines} lines per language; languages without one keep earlier settings` };

@@ -4,14 +4,15 @@
  * file), counted from the training lines of scripts/diacritics-data.ts (neither the
  * held-out split nor the news development set is read), with the Hunspell and
  * frequency-list lexicons of scripts/diacritics-lexicons.ts. Usage: `tsx scripts/word-lm.ts
- * --out FILE.bin [--corpora DIR] [--max-lines N] [--hunspell pol,tur,spa,fra,por]`
- * (`--hunspell ''` builds without dictionaries).
+ * --out FILE.bin [--class-out class-lm.bin] [--corpora DIR] [--max-lines N] [--hunspell pol,tur,spa,fra,por]`
+ * (`--hunspell ''` builds without dictionaries; `--class-out` also writes the word-class
+ * model, {@link buildClassLanguages}, and either flag may come alone).
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { formOf, hasMarks, units, vietnameseToneOnFirstVowel } from '../services/capabilities/diacritize/marks.ts';
-import { END, keyOf, START } from '../services/capabilities/diacritize/word-lm.ts';
+import { DEFAULT_CLASS_SUFFIX, END, keyOf, START, wordClass } from '../services/capabilities/diacritize/word-lm.ts';
 import { encodeWordLm, packWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
 import { CORPORA, DIACRITICS_SOURCES, lineWeight, linesOf, registerWeight } from './diacritics-data.ts';
 import { HUNSPELL, lexiconOf, type LexiconEntry } from './diacritics-lexicons.ts';
@@ -59,9 +60,10 @@ const ID_SPACE = 2 ** 22;
  * kept. Frequency-list forms with a mark or in a dictionary that the text never wrote
  * join the tables with count 0; every form of the tables gets its dictionary flag and
  * frequency share; the other dictionary forms go to the `dict` lines.
+ * @param tokenize a line's tokens (default: {@link formsOfLine}; the class model's are classes)
  * @throws RangeError when a language has more than 4,194,304 forms
  */
-export function buildLangArrays(lines: Iterable<WeightedLine>, language: string, lexicon: ReadonlyMap<string, LexiconEntry> = new Map(), minCount = 2): LangArrays {
+export function buildLangArrays(lines: Iterable<WeightedLine>, language: string, lexicon: ReadonlyMap<string, LexiconEntry> = new Map(), minCount = 2, tokenize: (line: string, language: string) => string[] = formsOfLine): LangArrays {
   const ids = new Map<string, number>();
   const forms: string[] = [];
   const count: number[] = [];
@@ -90,7 +92,7 @@ export function buildLangArrays(lines: Iterable<WeightedLine>, language: string,
     count[S]! += w;
     biC[biIndex(S, S)]! += w;
     let prev2 = S; let prev = S;
-    for (const f of [...formsOfLine(text, language).map(idOf), E]) {
+    for (const f of [...tokenize(text, language).map(idOf), E]) {
       count[f]! += w;
       tokens += w;
       biC[biIndex(prev, f)]! += w;
@@ -229,11 +231,41 @@ export function buildLanguages(lines: ReadonlyMap<string, readonly WeightedLine[
   return langs;
 }
 
+/**
+ * The languages the word-class model is built for: those whose `class_weight`, tuned on
+ * the news development set (scripts/tune-word-lm.ts), came out above 0 for a diacnet
+ * model (docs/diacritics.md). Hausa (the weight stayed 0) is left out, Vietnamese too
+ * (its words are syllables, nearly all of them classes of their own: a 9.9 MB copy of the
+ * word model that left its 846 wrong news words as they were), and Arabic (no news set to
+ * choose a weight on).
+ */
+export const CLASS_LANGUAGES: ReadonlySet<string> = new Set(['yor', 'ibo', 'pol', 'tur', 'por', 'spa', 'fra', 'ita']);
+
+/**
+ * The arrays of each language of the word-class model's file (word-lm.ts wordClass;
+ * the file has the word model's layout, its "forms" being classes): the same weighted
+ * lines, each word replaced by its class, every n-gram kept (a class trigram model is
+ * small: about 200,000 trigrams per language with 2-letter endings), no lexicon.
+ * @param suffix letters of a form's ending that name its class (word-lm.ts DEFAULT_CLASS_SUFFIX)
+ * @param languages the languages built (default {@link CLASS_LANGUAGES}); the lines of the others are skipped
+ */
+export function buildClassLanguages(lines: ReadonlyMap<string, readonly WeightedLine[]>, suffix = DEFAULT_CLASS_SUFFIX, languages: ReadonlySet<string> = CLASS_LANGUAGES): Map<string, LangArrays> {
+  const langs = new Map<string, LangArrays>();
+  for (const [lang, ls] of lines) if (languages.has(lang)) langs.set(lang, buildLangArrays(ls, lang, new Map(), 0, (line, l) => formsOfLine(line, l).map((f) => wordClass(f, suffix))));
+  return langs;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values: a } = parseArgs({ options: { out: { type: 'string' }, corpora: { type: 'string' }, 'max-lines': { type: 'string' }, hunspell: { type: 'string', default: Object.keys(HUNSPELL).join(',') } } });
-  if (!a.out) throw new Error('--out is required');
+  const { values: a } = parseArgs({ options: { out: { type: 'string' }, 'class-out': { type: 'string' }, corpora: { type: 'string' }, 'max-lines': { type: 'string' }, hunspell: { type: 'string', default: Object.keys(HUNSPELL).join(',') } } });
+  if (!a.out && !a['class-out']) throw new Error('--out or --class-out is required');
   const root = a.corpora ?? CORPORA;
   const lines = trainingLines(root, a['max-lines'] ? Number(a['max-lines']) : Infinity);
+  if (a['class-out']) {
+    const packed = packWordLm(buildClassLanguages(lines));
+    writeFileSync(a['class-out'], packed);
+    console.log(`wrote ${a['class-out']}: ${(packed.length / 1e6).toFixed(1)} MB`);
+  }
+  if (!a.out) process.exit(0);
   const hun = new Set(a.hunspell!.split(',').filter(Boolean));
   const langs = buildLanguages(lines, (lang) => lexiconOf(lang, { hunspell: hun.has(lang), root }), (lang, l, ls, ms) => {
     console.log(`${lang}: ${ls} lines, ${l.count.length} forms (${l.lexicon.reduce((n, x) => n + x, 0)} from a dictionary), ${l.biNext.length} bigrams, ${l.triNext.length} trigrams (kept from count ${MIN_COUNT[lang] ?? DEFAULT_MIN_COUNT}), ${(ms / 1000).toFixed(0)} s`);

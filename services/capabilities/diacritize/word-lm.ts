@@ -30,10 +30,19 @@
  * equally likely the written, frequent one wins. Both are chosen on the news development
  * set (scripts/tune-word-lm.ts).
  *
+ * Word classes: a second trigram model of the same kind over the words' classes (their
+ * last two letters, {@link wordClass}; Brown et al. 1992 for class-based n-gram models),
+ * in its own file (`class_file`), adds `class_weight` × its log probability to each
+ * transition. The word trigrams of a few MB of text have seen few contexts of each form;
+ * the classes have seen them all, so that "a" followed by a form in -é (French), or a
+ * preposition followed by an instrumental in -ą (Polish), is known for forms the word
+ * trigrams never met there.
+ *
  * File: word-lm-format.ts (typed arrays, ids by sorted form; the decoder works on ids, so a
  * text decodes in time linear in its length without building strings per lookup).
  */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { EngineError } from '../../workers/engines/types.ts';
 import { formOf, units, type Unit } from './marks.ts';
 import { bestClass, classIndexOf, classOf, formFrom, wordsWithSlots, type Slot, type Word } from './tagger.ts';
@@ -87,6 +96,39 @@ export interface WordLmSpec {
    * word has many forms the network cannot tell apart.
    */
   max_states?: number;
+  /**
+   * The word-class model's file (word-lm-format.ts, the same layout: its "forms" are the
+   * classes of {@link wordClass}), relative to the model folder; absent: no class model.
+   */
+  class_file?: string;
+  /** letters of a form's ending that name its class ({@link wordClass}; default {@link DEFAULT_CLASS_SUFFIX}); must be what the class file was built with */
+  class_suffix?: number;
+  /**
+   * Weight of the class model's log probability (natural log) added to the word model's,
+   * per language with `default` (default 0: the class model is not read). Chosen on the
+   * news development set (scripts/tune-word-lm.ts).
+   */
+  class_weight?: Readonly<Record<string, number>>;
+}
+
+/** Default of `class_suffix`: the last two letters (on the news development set 1 and 3 did worse in French and Polish, docs/diacritics.md). */
+export const DEFAULT_CLASS_SUFFIX = 2;
+
+/**
+ * The class of a lower-case form in the word-class model: a form of at most `suffix` + 1
+ * letters (code points) is a class of its own (`=` and the form: the function words "a",
+ * "à", "el", "él", "że", "ze" stay apart), a longer one is named by its last `suffix`
+ * letters (`-` and the ending: "décidé", "mangé" and "parlé" are all `-é`, "ją" and
+ * "głową" `-ą`); `<s>` and `</s>` are themselves. A class-based n-gram model (Brown et
+ * al. 1992, "Class-based n-gram models of natural language", Computational Linguistics
+ * 18(4)) with the endings as classes gives the word model what its sparse word trigrams
+ * lack for a word never seen in a context: that a past participle in -é follows "a" in
+ * French, an instrumental in -ą follows "z" in Polish.
+ */
+export function wordClass(form: string, suffix: number): string {
+  if (form === START || form === END) return form;
+  const cps = [...form];
+  return cps.length <= suffix + 1 ? `=${form}` : `-${cps.slice(-suffix).join('')}`;
 }
 
 /**
@@ -189,21 +231,30 @@ export class WordLm {
   /** languages whose part could not be read, with the error their requests get */
   private readonly broken = new Map<string, EngineError>();
 
-  /** @param arrays per language its arrays, or a function that gives them (called once, on the language's first use) */
-  constructor(readonly spec: WordLmSpec, arrays: ReadonlyMap<string, LangArrays | (() => LangArrays)> = new Map()) {
+  /** the word-class model (spec `class_file`), itself a WordLm whose forms are classes ({@link wordClass}), or null */
+  readonly classes: WordLm | null;
+
+  /**
+   * @param arrays per language its arrays, or a function that gives them (called once, on the language's first use)
+   * @param classArrays the same for the word-class model (spec `class_file`); null: none
+   */
+  constructor(readonly spec: WordLmSpec, arrays: ReadonlyMap<string, LangArrays | (() => LangArrays)> = new Map(), classArrays: ReadonlyMap<string, LangArrays | (() => LangArrays)> | null = null) {
     for (const [lang, a] of arrays) {
       if (typeof a === 'function') this.pending.set(lang, a);
       else this.langs.set(lang, new LangLm(a, spec, lang));
     }
+    // the class model has no lexicons: its unigrams are its counts alone
+    this.classes = classArrays ? new WordLm({ ...spec, lexicon_add: undefined, prior_weight: undefined, class_file: undefined }, classArrays) : null;
   }
 
   /**
-   * Reads a model file (word-lm-format.ts openWordLm): a packed file's index now, each
-   * language's typed arrays on its first use; no parsing.
-   * @throws Error when the file is missing or not of that format (a damaged language part: on its first use)
+   * Reads a model file (word-lm-format.ts openWordLm), and the class model's file
+   * (`spec.class_file`, in the same folder) when the spec names one: a packed file's index
+   * now, each language's typed arrays on its first use; no parsing.
+   * @throws Error when a file is missing or not of that format (a damaged language part: on its first use)
    */
   static load(path: string, spec: WordLmSpec): WordLm {
-    return new WordLm(spec, openWordLm(readFileSync(path)));
+    return new WordLm(spec, openWordLm(readFileSync(path)), spec.class_file ? openWordLm(readFileSync(join(dirname(path), spec.class_file))) : null);
   }
 
   /** Whether the model has a lexicon for the language (a damaged one too: lang() then throws). */
@@ -265,6 +316,10 @@ export const keyOf = (form: string): string => units(form).map((u) => u.base).jo
  * isApostropheSuffix) has the network's form as its only candidate: its vowels follow the
  * stem, which the network sees and the word model does not (on the Turkish news
  * development set this took diacnet-2.0 from 261 to 245 wrong words of 10,415).
+ * With a class model and a `class_weight` for the language, each transition also scores
+ * `class_weight` × the class model's log probability of the form's class
+ * ({@link wordClass}) after the previous two forms' classes; a form the word model's
+ * tables lack counts as the class model's unknown (see `Cand.cls` below).
  * @param probs per slot, the probability of every class (row k of slot k, `classes.length` long)
  * @param classes the class strings, by id
  * @returns the chosen class id per slot
@@ -286,7 +341,19 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
 
   // per word: candidates as class ids per slot, with their form and char score
   const table = lm.lang(language)!;
-  type Cand = { form: string; id: number; dict: boolean; classes: Int32Array; score: number };
+  // the word-class model, when the language gives it a weight
+  const classWeight = perLanguage(lm.spec.class_weight, language);
+  const ct = classWeight > 0 && lm.classes?.has(language) ? lm.classes.lang(language)! : null;
+  const suffix = lm.spec.class_suffix ?? DEFAULT_CLASS_SUFFIX;
+  /**
+   * `cls`: the form's class id in the class model; -1 (the class model's unknown) for a form
+   * the training text never wrote (a dictionary's form, the network's or the typed letters
+   * of an unknown word): nothing says such a form behaves as the written members of its
+   * class do. On the news development set this took the class model from 393 to 379 wrong
+   * French words and from 145 to 129 Polish ones (class_weight 0.35, the other settings
+   * as before), against the class of their ending.
+   */
+  type Cand = { form: string; id: number; cls: number; dict: boolean; classes: Int32Array; score: number };
   const lattice: Cand[][] = words.map((w) => {
     const slotAt = new Map<number, number>();
     for (let k = w.s0; k < w.s1; k++) slotAt.set(slots[k]!.unit, k);
@@ -309,7 +376,8 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
         score += c < 0 ? LOG_FLOOR : Math.log(Math.max(probs[k * C + c]!, 1e-9));
       }
       seen.add(form);
-      out.push({ form, id: dict ? -1 : id ?? table.id(form), dict, classes: cls, score: W * score + bonus });
+      const formId = dict ? -1 : id ?? table.id(form);
+      out.push({ form, id: formId, cls: ct && formId >= 0 ? ct.id(wordClass(form, suffix)) : -1, dict, classes: cls, score: W * score + bonus });
     };
     // the network's form (with the typed marks it keeps)
     const key = us.slice(w.from, w.to).map((u) => u.base).join('');
@@ -347,7 +415,10 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       for (let k = w.s0; k < w.s1; k++) plain[k - w.s0] = typedFixed.get(k) ?? (slots[k]!.candidates.includes(plainClass) ? plainClass : own[k - w.s0]!);
       add(plain, formWith(us, w, slots, plain, classes, language), false, undefined, plainBonus);
     }
-    if (out.length === 0) return [{ form: ownForm, id: table.id(ownForm), dict: false, classes: own, score: 0 }];
+    if (out.length === 0) {
+      const ownId = table.id(ownForm);
+      return [{ form: ownForm, id: ownId, cls: ct && ownId >= 0 ? ct.id(wordClass(ownForm, suffix)) : -1, dict: false, classes: own, score: 0 }];
+    }
     if (beam === undefined) return out;
     let top = -Infinity;
     for (const c of out) if (c.score > top) top = c.score;
@@ -360,14 +431,18 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   type State = { prev: number; cur: number; score: number; back: number };
   let states: State[] = [{ prev: -1, cur: -1, score: 0, back: -1 }];
   const idAt = (w: number, j: number) => (w < 0 || j < 0 ? table.start : lattice[w]![j]!.id);
+  const clsAt = (w: number, j: number) => (w < 0 || j < 0 ? ct!.start : lattice[w]![j]!.cls);
   const history: State[][] = [];
   lattice.forEach((cands, w) => {
     const next = new Map<number, State>(); // key: prevIndex * K + cur
     states.forEach((s, si) => {
       const prev = idAt(w - 1, s.cur);
       const prev2 = trigram ? idAt(w - 2, s.prev) : null;
+      const cPrev = ct ? clsAt(w - 1, s.cur) : -1;
+      const cPrev2 = ct && trigram ? clsAt(w - 2, s.prev) : null;
       cands.forEach((c, j) => {
-        const v = s.score + table.logProb(prev2, prev, c.id, c.dict) + c.score;
+        let v = s.score + table.logProb(prev2, prev, c.id, c.dict) + c.score;
+        if (ct) v += classWeight * ct.logProb(cPrev2, cPrev, c.cls);
         const key = trigram ? (s.cur + 1) * cands.length + j : j;
         const old = next.get(key);
         if (!old || v > old.score) next.set(key, { prev: s.cur, cur: j, score: v, back: si });
@@ -381,7 +456,10 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   });
   // the end of the text
   const last = lattice.length - 1;
-  for (const s of states) s.score += table.logProb(trigram ? idAt(last - 1, s.prev) : null, idAt(last, s.cur), table.end);
+  for (const s of states) {
+    s.score += table.logProb(trigram ? idAt(last - 1, s.prev) : null, idAt(last, s.cur), table.end);
+    if (ct) s.score += classWeight * ct.logProb(trigram ? clsAt(last - 1, s.prev) : null, clsAt(last, s.cur), ct.end);
+  }
   let end = states.reduce((b, s, i) => (s.score > states[b]!.score ? i : b), 0);
   let cur: State[] = states;
   for (let w = lattice.length - 1; w >= 0; w--) {

@@ -3,7 +3,8 @@
  * (npm run train:diacnet: data, 40 NumPy training steps on the CPU, the same on any machine, ONNX export): it
  * answers through the embedded pipeline, keeps the caller's letters, and a long text cut
  * into windows gets the same probabilities as the whole text read at once, and a text whose
- * language's part of the word model is damaged fails alone. The tiny
+ * language's part of the word model is damaged fails alone; the pipeline builds the
+ * word-class model too and names it in config.json. The tiny
  * model's accuracy is not asserted (bench:diacritics measures trained models).
  */
 import { spawnSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DIACRITICS_SOURCES, NEWS_DEV } from '../../../scripts/diacritics-data.ts';
+import { CLASS_LANGUAGES } from '../../../scripts/word-lm.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDiacnet, scoreTexts } from '../../../services/capabilities/diacritize/backends/diacnet.ts';
 import { packedParts } from '../../../services/capabilities/diacritize/word-lm-format.ts';
@@ -79,6 +81,13 @@ describe('diacnet backend', () => {
     const batch = await post(svc, '/v1/diacritize/batch', { texts: ['Bugun hava cok guzel.', 'Guten Morgen, wie geht es dir heute? Ich hoffe, du hast gut geschlafen.'], language: ['tur', 'auto'], model: MODEL });
     expect(batch.body.texts[1]).toBeNull();
     expect(stripMarks(batch.body.texts[0])).toBe('Bugun hava cok guzel.');
+  });
+
+  it('builds the word-class model beside the word model, for the languages of CLASS_LANGUAGES, and names it in config.json', () => {
+    const cfg = JSON.parse(readFileSync(join(repo, MODEL, 'config.json'), 'utf8')) as { word_lm: { class_file?: string; class_weight?: Record<string, number> } };
+    expect(cfg.word_lm.class_file).toBe('class-lm.bin');
+    expect(cfg.word_lm.class_weight?.pol).toBeTypeOf('number');
+    expect([...packedParts(readFileSync(join(repo, MODEL, 'class-lm.bin'))).keys()].sort()).toEqual([...CLASS_LANGUAGES].sort());
   });
 
   it('uses a hint given as the marked word and warns about a hint given as a meaning', async () => {

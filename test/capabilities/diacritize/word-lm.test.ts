@@ -6,14 +6,17 @@
  * word the training text never wrote, the counts (scripts/word-lm.ts) prune as documented,
  * and the file (word-lm-format.ts) reads back what was written, gzip-compressed or not.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { isApostropheSuffix } from '../../../services/capabilities/diacritize/languages.ts';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
-import { decodeText, DEFAULT_MAX_STATES, END, LangLm, START, WordLm, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
+import { decodeText, DEFAULT_MAX_STATES, END, LangLm, START, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
 import { decodeWordLm, openWordLm, packWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
-import { buildLanguages, buildWordLm, DEFAULT_MIN_COUNT, MIN_COUNT } from '../../../scripts/word-lm.ts';
+import { buildClassLanguages, buildLanguages, CLASS_LANGUAGES, buildWordLm, DEFAULT_MIN_COUNT, MIN_COUNT } from '../../../scripts/word-lm.ts';
 import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
 
 const SPEC: WordLmSpec = { file: '', char_weight: { default: 1 }, discount: 0.7, unigram_add: 0.5, max_candidates: 8, order: 3 };
@@ -264,5 +267,65 @@ describe('word-level decoding', () => {
     const { us, slots, probs } = plan('mot con ga', acuteOrGrave);
     const chosen = decodeText(m, 'vie', us, slots, probs, CLASSES, 0.01);
     expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen })).toBe('mot con gà');
+  });
+});
+
+describe('word-class model', () => {
+  it('names a form by its last two letters, a short form by itself', () => {
+    expect(wordClass('décidé', 2)).toBe('-dé');
+    expect(wordClass('aidé', 2)).toBe('-dé');
+    expect(wordClass('pense', 2)).toBe('-se');
+    expect(wordClass('głową', 2)).toBe('-wą');
+    // up to suffix + 1 letters (code points, not bytes): a class of its own
+    expect(wordClass('à', 2)).toBe('=à');
+    expect(wordClass('ją', 2)).toBe('=ją');
+    expect(wordClass('été', 2)).toBe('=été');
+    expect(wordClass(START, 2)).toBe(START);
+    expect(wordClass(END, 2)).toBe(END);
+  });
+
+  // French-like lines: after "a" a form in -é, after "il" the same letters without the mark;
+  // "lance" and "lancé" are written once each and never after either, so the word model
+  // cannot tell them apart there, and the class model (-cé after "a") can
+  const FRA = ['il a placé', 'il a forcé', 'il a percé', 'il place', 'il force', 'il perce', 'lance', 'lancé'];
+  const decode = (m: WordLm, text: string) => {
+    // the network cannot tell "e" from "é"
+    const { us, slots, probs } = plan(text, (b): Record<string, number> => (b === 'e' ? { '': 0.5, '\u0301': 0.5 } : {}));
+    return restore(us, slots, probs, CLASSES, { language: 'fra', minConfidence: 0, caseEndings: true, chosen: decodeText(m, 'fra', us, slots, probs, CLASSES, 0.01) });
+  };
+  const model = (weight: number) => new WordLm({ ...SPEC, class_weight: { default: weight } }, decodeWordLm(buildWordLm(new Map([['fra', FRA]]), new Map(), 1)), buildClassLanguages(new Map([['fra', FRA.map((text) => ({ text, weight: 1 }))]])));
+
+  it('counts the classes of the training lines, every n-gram kept', () => {
+    const a = buildClassLanguages(new Map([['fra', FRA.map((text) => ({ text, weight: 1 }))]])).get('fra')!;
+    const m = new WordLm(SPEC, new Map([['fra', a]]));
+    const t = m.lang('fra')!;
+    for (const c of ['=il', '=a', '-cé', '-ce', START, END]) expect(t.id(c)).toBeGreaterThanOrEqual(0);
+    expect(t.id('placé')).toBe(-1);
+    // "a -cé" was seen three times, "il -cé" never
+    expect(m.logProb('fra', START, '=a', '-cé')).toBeGreaterThan(m.logProb('fra', START, '=a', '-ce'));
+    expect(m.logProb('fra', START, '=il', '-ce')).toBeGreaterThan(m.logProb('fra', START, '=il', '-cé'));
+    // languages outside CLASS_LANGUAGES (Vietnamese: its syllables are classes of their own) are not built
+    expect(CLASS_LANGUAGES.has('vie')).toBe(false);
+    expect(buildClassLanguages(new Map([['vie', LINES.map((text) => ({ text, weight: 1 }))]])).size).toBe(0);
+  });
+
+  it('with a class weight, restores the ending the context\'s class calls for where the word model has no context for the word', () => {
+    expect(decode(model(1), 'il a lance')).toBe('il a lancé');
+    expect(decode(model(1), 'il lance')).toBe('il lance');
+    // without it (weight 0: the class model is not read), "lance" gets the same form in both contexts
+    const w0 = model(0);
+    expect(decode(w0, 'il a lance').split(' ')[2]).toBe(decode(w0, 'il lance').split(' ')[1]);
+  });
+
+  it('reads the class file that the spec names from the word model\'s folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'word-lm-'));
+    try {
+      writeFileSync(join(dir, 'word-lm.bin'), packWordLm(decodeWordLm(buildWordLm(new Map([['fra', FRA]]), new Map(), 1))));
+      writeFileSync(join(dir, 'class-lm.bin'), packWordLm(buildClassLanguages(new Map([['fra', FRA.map((text) => ({ text, weight: 1 }))]]))));
+      const m = WordLm.load(join(dir, 'word-lm.bin'), { ...SPEC, class_file: 'class-lm.bin', class_weight: { fra: 1 } });
+      expect(m.classes?.has('fra')).toBe(true);
+      expect(decode(m, 'il a lance')).toBe('il a lancé');
+      expect(WordLm.load(join(dir, 'word-lm.bin'), SPEC).classes).toBeNull();
+    } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 });
