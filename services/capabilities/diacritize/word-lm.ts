@@ -111,15 +111,15 @@ export interface WordLmSpec {
   class_weight?: Readonly<Record<string, number>>;
 }
 
-/** Default of `class_suffix`: the last two letters (on the news development set 1 and 3 did worse in French and Polish, docs/diacritics.md). */
+/** Default of `class_suffix`: the last two letters (on the news development set one did worse in French, three in French and Polish; docs/diacritics.md). */
 export const DEFAULT_CLASS_SUFFIX = 2;
 
 /**
  * The class of a lower-case form in the word-class model: a form of at most `suffix` + 1
  * letters (code points) is a class of its own (`=` and the form: the function words "a",
  * "à", "el", "él", "że", "ze" stay apart), a longer one is named by its last `suffix`
- * letters (`-` and the ending: "décidé", "mangé" and "parlé" are all `-é`, "ją" and
- * "głową" `-ą`); `<s>` and `</s>` are themselves. A class-based n-gram model (Brown et
+ * letters (`-` and the ending: with two, "décidé" and "aidé" are both `-dé`, "pense" is
+ * `-se`, "głową" `-wą`); `<s>` and `</s>` are themselves. A class-based n-gram model (Brown et
  * al. 1992, "Class-based n-gram models of natural language", Computational Linguistics
  * 18(4)) with the endings as classes gives the word model what its sparse word trigrams
  * lack for a word never seen in a context: that a past participle in -é follows "a" in
