@@ -14,7 +14,8 @@
  * vowelled news text in ../shared) keeps the settings config.json has, or `default`.
  * Usage: `tsx scripts/tune-word-lm.ts --repo DIR --name MODEL [--lines 1000] [--only vie,pol] [--file word-lm.bin] [--class-file class-lm.bin] [--max-candidates 32] [--candidate-beam 4] [--write]`;
  * reads the model folder's word model (`--file`, else the one config.json names, else
- * `word-lm.bin`; scripts/word-lm.ts), prints the accuracy per
+ * `word-lm.bin`; scripts/word-lm.ts; of a packed file only the parts of the languages
+ * tuned are decompressed), prints the accuracy per
  * language and setting, and with `--write` sets the model's config.json `word_lm`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ import { restore, slotsOf } from '../services/capabilities/diacritize/tagger.ts'
 import { openDiacnet, scoreTexts } from '../services/capabilities/diacritize/backends/diacnet.ts';
 import type { PlannedText } from '../services/capabilities/diacritize/backends/common.ts';
 import { decodeText, DEFAULT_CLASS_SUFFIX, DEFAULT_MAX_STATES, WordLm, type WordLmSpec } from '../services/capabilities/diacritize/word-lm.ts';
-import { decodeWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
+import { openWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { CORPORA, DIACRITICS_SOURCES, linesWithRole } from './diacritics-data.ts';
 import { wordScore } from './diacritics-score.ts';
@@ -43,10 +44,11 @@ const cfg = JSON.parse(readFileSync(configPath, 'utf8')) as { word_lm?: Partial<
 const old = cfg.word_lm ?? {};
 /** the word model file, in the model folder */
 const FILE = a.file ?? old.file ?? 'word-lm.bin';
-const arrays = decodeWordLm(readFileSync(join(a.repo, a.name, FILE)));
+/** per language, the function that decodes its part (a packed file's part is decompressed only for the languages tuned) */
+const arrays = openWordLm(readFileSync(join(a.repo, a.name, FILE)));
 /** the word-class model's file (`--class-file`, else the one config.json names, else `class-lm.bin` when the folder has it) */
 const CLASS_FILE = a['class-file'] ?? old.class_file ?? (existsSync(join(a.repo, a.name, 'class-lm.bin')) ? 'class-lm.bin' : undefined);
-const classArrays = CLASS_FILE ? decodeWordLm(readFileSync(join(a.repo, a.name, CLASS_FILE))) : new Map<string, LangArrays>();
+const classArrays = CLASS_FILE ? openWordLm(readFileSync(join(a.repo, a.name, CLASS_FILE))) : new Map<string, () => LangArrays>();
 const base = { file: FILE, ...(CLASS_FILE ? { class_file: CLASS_FILE, class_suffix: old.class_suffix ?? DEFAULT_CLASS_SUFFIX } : {}), discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), candidate_beam: Number(a['candidate-beam']), max_states: DEFAULT_MAX_STATES, order: Number(a.order) };
 const m = await openDiacnet(new ModelRepository(a.repo), a.name, { executionProvider: 'cpu', intraOpThreads: 1 }, false);
 
@@ -69,12 +71,14 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
     texts.forEach((t, k) => { const [x, y] = wordScore(dev[k]!, got(t, k), lang); ok += x; n += y; });
     return 100 * ok / Math.max(1, n);
   };
+  const wordArrays = arrays.get(lang)!();
+  const classOfLang = classArrays.get(lang)?.();
   const cache = new Map<string, number>();
   const score = (s: Setting) => {
     const key = `${s.w}/${s.lex}/${s.prior}/${s.plain}/${s.cls}`;
     let v = cache.get(key);
     if (v === undefined) {
-      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain }, class_weight: { default: s.cls } }, new Map([[lang, arrays.get(lang)!]]), classArrays.has(lang) ? new Map([[lang, classArrays.get(lang)!]]) : null);
+      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain }, class_weight: { default: s.cls } }, new Map([[lang, wordArrays]]), classOfLang ? new Map([[lang, classOfLang]]) : null);
       v = accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, { ...o, chosen: decodeText(lm, lang, t.us, t.slots, probs[k]!, m.classes, 0.01) }));
       cache.set(key, v);
     }
@@ -94,7 +98,7 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
   s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
   s = best(UNKNOWN_PLAINS.map((plain) => ({ ...s, plain })));
   const unknown = score(s);
-  if (classArrays.has(lang)) {
+  if (classOfLang) {
     s = best(CLASS_WEIGHTS.map((cls) => ({ ...s, cls })));
     s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
     s = best(CLASS_WEIGHTS.map((cls) => ({ ...s, cls })));

@@ -272,5 +272,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   });
   const packed = packWordLm(langs);
   writeFileSync(a.out, packed);
-  console.log(`wrote ${a.out}: ${(packed.length / 1e6).toFixed(1)} MB (${(encodeWordLm(langs).length / 1e6).toFixed(1)} MB unpacked)`);
+  console.log(`wrote ${a.out}: ${(packed.length / 1e6).toFixed(1)} MB`);
 }
