@@ -237,14 +237,15 @@ export class WordLm {
   /**
    * @param arrays per language its arrays, or a function that gives them (called once, on the language's first use)
    * @param classArrays the same for the word-class model (spec `class_file`); null: none
+   * @param what what the model is, in the error of a part that cannot be read
    */
-  constructor(readonly spec: WordLmSpec, arrays: ReadonlyMap<string, LangArrays | (() => LangArrays)> = new Map(), classArrays: ReadonlyMap<string, LangArrays | (() => LangArrays)> | null = null) {
+  constructor(readonly spec: WordLmSpec, arrays: ReadonlyMap<string, LangArrays | (() => LangArrays)> = new Map(), classArrays: ReadonlyMap<string, LangArrays | (() => LangArrays)> | null = null, private readonly what = 'word model') {
     for (const [lang, a] of arrays) {
       if (typeof a === 'function') this.pending.set(lang, a);
       else this.langs.set(lang, new LangLm(a, spec, lang));
     }
     // the class model has no lexicons: its unigrams are its counts alone
-    this.classes = classArrays ? new WordLm({ ...spec, lexicon_add: undefined, prior_weight: undefined, class_file: undefined }, classArrays) : null;
+    this.classes = classArrays ? new WordLm({ ...spec, lexicon_add: undefined, prior_weight: undefined, class_file: undefined }, classArrays, null, 'word-class model') : null;
   }
 
   /**
@@ -274,7 +275,7 @@ export class WordLm {
       try {
         this.langs.set(language, new LangLm(load(), this.spec, language));
       } catch (e) {
-        this.broken.set(language, new EngineError('INFERENCE_FAILED', `the word model's part for ${language} cannot be read (${(e as Error).message}); reinstall the model`, { cause: e }));
+        this.broken.set(language, new EngineError('INFERENCE_FAILED', `the ${this.what}'s part for ${language} cannot be read (${(e as Error).message}); reinstall the model`, { cause: e }));
       }
     }
     const broken = this.broken.get(language);

@@ -317,6 +317,19 @@ describe('word-class model', () => {
     expect(decode(w0, 'il a lance').split(' ')[2]).toBe(decode(w0, 'il lance').split(' ')[1]);
   });
 
+  it('reads a language\'s class part only when the language gives the class model a weight, and fails its texts alone when that part is damaged', () => {
+    const words = decodeWordLm(buildWordLm(new Map([['fra', FRA]]), new Map(), 1));
+    let reads = 0;
+    const damaged = () => new Map([['fra', () => { reads++; throw new Error('incorrect header check'); }]]);
+    // weight 0: the part is never read, and the text is decoded by the word model alone
+    expect(decode(new WordLm({ ...SPEC, class_weight: { default: 0 } }, words, damaged()), 'il lance')).toBe(decode(model(0), 'il lance'));
+    expect(reads).toBe(0);
+    // a weight: the damaged part fails the text with INFERENCE_FAILED, read once
+    const m = new WordLm({ ...SPEC, class_weight: { fra: 1 } }, words, damaged());
+    for (let i = 0; i < 2; i++) expect(() => decode(m, 'il a lance')).toThrow(expect.objectContaining({ code: 'INFERENCE_FAILED', message: expect.stringMatching(/word-class model's part for fra cannot be read/) }));
+    expect(reads).toBe(1);
+  });
+
   it('reads the class file that the spec names from the word model\'s folder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'word-lm-'));
     try {
