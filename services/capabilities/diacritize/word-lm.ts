@@ -355,6 +355,8 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
    * as before), against the class of their ending.
    */
   type Cand = { form: string; id: number; cls: number; dict: boolean; classes: Int32Array; score: number };
+  /** a candidate's `cls` from its form and its id in the word model (-1: not in its tables) */
+  const classIdOf = (form: string, formId: number): number => (ct && formId >= 0 ? ct.id(wordClass(form, suffix)) : -1);
   const lattice: Cand[][] = words.map((w) => {
     const slotAt = new Map<number, number>();
     for (let k = w.s0; k < w.s1; k++) slotAt.set(slots[k]!.unit, k);
@@ -378,7 +380,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       }
       seen.add(form);
       const formId = dict ? -1 : id ?? table.id(form);
-      out.push({ form, id: formId, cls: ct && formId >= 0 ? ct.id(wordClass(form, suffix)) : -1, dict, classes: cls, score: W * score + bonus });
+      out.push({ form, id: formId, cls: classIdOf(form, formId), dict, classes: cls, score: W * score + bonus });
     };
     // the network's form (with the typed marks it keeps)
     const key = us.slice(w.from, w.to).map((u) => u.base).join('');
@@ -418,7 +420,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     }
     if (out.length === 0) {
       const ownId = table.id(ownForm);
-      return [{ form: ownForm, id: ownId, cls: ct && ownId >= 0 ? ct.id(wordClass(ownForm, suffix)) : -1, dict: false, classes: own, score: 0 }];
+      return [{ form: ownForm, id: ownId, cls: classIdOf(ownForm, ownId), dict: false, classes: own, score: 0 }];
     }
     if (beam === undefined) return out;
     let top = -Infinity;
