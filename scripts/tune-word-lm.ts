@@ -10,7 +10,9 @@
  * (a bonus for the letters as typed of a word no lexicon knows), `char_weight` and
  * `unknown_plain` again; then, where the word-class model (`--class-file`, word-lm.ts
  * wordClass) has the language, `class_weight`, `char_weight`, `class_weight` and
- * `prior_weight` again. A language without a development set (Arabic: no
+ * `prior_weight` again; then, in a language with vowel harmony (languages.ts
+ * VOWEL_HARMONY_LANGUAGES: Turkish), `harmony_weight`, `char_weight` and `harmony_weight`.
+ * A language without a development set (Arabic: no
  * vowelled news text in ../shared) keeps the settings config.json has, or `default`.
  * Usage: `tsx scripts/tune-word-lm.ts --repo DIR --name MODEL [--lines 1000] [--only vie,pol] [--file word-lm.bin] [--class-file class-lm.bin] [--max-candidates 32] [--candidate-beam 4] [--write]`;
  * reads the model folder's word model (`--file`, else the one config.json names, else
@@ -27,6 +29,7 @@ import { openDiacnet, scoreTexts } from '../services/capabilities/diacritize/bac
 import type { PlannedText } from '../services/capabilities/diacritize/backends/common.ts';
 import { decodeText, DEFAULT_CLASS_SUFFIX, DEFAULT_MAX_STATES, WordLm, type WordLmSpec } from '../services/capabilities/diacritize/word-lm.ts';
 import { openWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
+import { VOWEL_HARMONY_LANGUAGES } from '../services/capabilities/diacritize/languages.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { CORPORA, DIACRITICS_SOURCES, linesWithRole } from './diacritics-data.ts';
 import { wordScore } from './diacritics-score.ts';
@@ -38,6 +41,7 @@ const LEXICON_ADDS = [0, 0.25, 1, 4, 16];
 const PRIOR_WEIGHTS = [0, 0.01, 0.05, 0.2, 1, 3, 10];
 const UNKNOWN_PLAINS = [0, 0.5, 1, 2, 4, 8];
 const CLASS_WEIGHTS = [0, 0.1, 0.2, 0.35, 0.5, 0.75];
+const HARMONY_WEIGHTS = [0, 0.5, 1, 2, 4, 8];
 
 const configPath = join(a.repo, a.name, 'config.json');
 const cfg = JSON.parse(readFileSync(configPath, 'utf8')) as { word_lm?: Partial<WordLmSpec> };
@@ -52,7 +56,7 @@ const classArrays = CLASS_FILE ? openWordLm(readFileSync(join(a.repo, a.name, CL
 const base = { file: FILE, ...(CLASS_FILE ? { class_file: CLASS_FILE, class_suffix: old.class_suffix ?? DEFAULT_CLASS_SUFFIX } : {}), discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), candidate_beam: Number(a['candidate-beam']), max_states: DEFAULT_MAX_STATES, order: Number(a.order) };
 const m = await openDiacnet(new ModelRepository(a.repo), a.name, { executionProvider: 'cpu', intraOpThreads: 1 }, false);
 
-type Setting = { w: number; lex: number; prior: number; plain: number; cls: number };
+type Setting = { w: number; lex: number; prior: number; plain: number; cls: number; harmony: number };
 const chosen = new Map<string, Setting>();
 const rows: Array<Record<string, string | number>> = [];
 for (const lang of Object.keys(DIACRITICS_SOURCES)) {
@@ -75,17 +79,17 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
   const classOfLang = classArrays.get(lang)?.();
   const cache = new Map<string, number>();
   const score = (s: Setting) => {
-    const key = `${s.w}/${s.lex}/${s.prior}/${s.plain}/${s.cls}`;
+    const key = `${s.w}/${s.lex}/${s.prior}/${s.plain}/${s.cls}/${s.harmony}`;
     let v = cache.get(key);
     if (v === undefined) {
-      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain }, class_weight: { default: s.cls } }, new Map([[lang, wordArrays]]), classOfLang ? new Map([[lang, classOfLang]]) : null);
+      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain }, class_weight: { default: s.cls }, harmony_weight: { default: s.harmony } }, new Map([[lang, wordArrays]]), classOfLang ? new Map([[lang, classOfLang]]) : null);
       v = accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, { ...o, chosen: decodeText(lm, lang, t.us, t.slots, probs[k]!, m.classes, 0.01) }));
       cache.set(key, v);
     }
     return v;
   };
   const best = (list: Setting[]) => list.reduce((x, y) => (score(y) > score(x) + 1e-9 ? y : x));
-  let s: Setting = { w: 0.5, lex: 0, prior: 0, plain: 0, cls: 0 };
+  let s: Setting = { w: 0.5, lex: 0, prior: 0, plain: 0, cls: 0, harmony: 0 };
   s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
   const plain = score(s);
   s = best(LEXICON_ADDS.map((lex) => ({ ...s, lex })));
@@ -104,8 +108,14 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
     s = best(CLASS_WEIGHTS.map((cls) => ({ ...s, cls })));
     s = best(PRIOR_WEIGHTS.map((prior) => ({ ...s, prior })));
   }
+  const classes = score(s);
+  if (VOWEL_HARMONY_LANGUAGES.has(lang)) {
+    s = best(HARMONY_WEIGHTS.map((harmony) => ({ ...s, harmony })));
+    s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
+    s = best(HARMONY_WEIGHTS.map((harmony) => ({ ...s, harmony })));
+  }
   chosen.set(lang, s);
-  const row = { language: lang, lines: dev.length, network: accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o)).toFixed(2), 'word LM': plain.toFixed(2), 'with lexicons': lexicons.toFixed(2), 'unknown words as typed': unknown.toFixed(2), 'word classes': score(s).toFixed(2), char_weight: s.w, lexicon_add: s.lex, prior_weight: s.prior, unknown_plain: s.plain, class_weight: s.cls };
+  const row = { language: lang, lines: dev.length, network: accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o)).toFixed(2), 'word LM': plain.toFixed(2), 'with lexicons': lexicons.toFixed(2), 'unknown words as typed': unknown.toFixed(2), 'word classes': classes.toFixed(2), 'vowel harmony': score(s).toFixed(2), char_weight: s.w, lexicon_add: s.lex, prior_weight: s.prior, unknown_plain: s.plain, class_weight: s.cls, harmony_weight: s.harmony };
   rows.push(row);
   console.table([row]);
 }
@@ -115,7 +125,7 @@ const record = (pick: (s: Setting) => number, prev: Readonly<Record<string, numb
   for (const [lang, s] of chosen) out[lang] = pick(s);
   return out;
 };
-const spec = { ...base, char_weight: record((s) => s.w, old.char_weight, 0.5), lexicon_add: record((s) => s.lex, old.lexicon_add, 0), prior_weight: record((s) => s.prior, old.prior_weight, 0), unknown_plain: record((s) => s.plain, old.unknown_plain, 0), ...(CLASS_FILE ? { class_weight: record((s) => s.cls, old.class_weight, 0) } : {}) };
+const spec = { ...base, char_weight: record((s) => s.w, old.char_weight, 0.5), lexicon_add: record((s) => s.lex, old.lexicon_add, 0), prior_weight: record((s) => s.prior, old.prior_weight, 0), unknown_plain: record((s) => s.plain, old.unknown_plain, 0), ...(CLASS_FILE ? { class_weight: record((s) => s.cls, old.class_weight, 0) } : {}), harmony_weight: record((s) => s.harmony, old.harmony_weight, 0) };
 console.log('settings:', JSON.stringify(spec));
 if (a.write) {
   (cfg as Record<string, unknown>).word_lm = { ...spec, tuned_on: `the news development set (scripts/diacritics-data.ts NEWS_DEV), up to ${a.lines} lines per language; languages without one keep earlier settings` };

@@ -46,7 +46,7 @@ import { dirname, join } from 'node:path';
 import { EngineError } from '../../workers/engines/types.ts';
 import { formOf, units, type Unit } from './marks.ts';
 import { bestClass, classIndexOf, classOf, formFrom, wordsWithSlots, type Slot, type Word } from './tagger.ts';
-import { isApostropheSuffix } from './languages.ts';
+import { firstHighVowel, HIGH_VOWEL_PAIRS, harmonyHost, harmonyVowel, isApostropheSuffix } from './languages.ts';
 import { bytesOf, findIn, findLine, findSorted, lineStarts, openWordLm, type LangArrays } from './word-lm-format.ts';
 
 /** Settings of the word-level rescoring (config.json `word_lm`). */
@@ -109,6 +109,15 @@ export interface WordLmSpec {
    * news development set (scripts/tune-word-lm.ts).
    */
   class_weight?: Readonly<Record<string, number>>;
+  /**
+   * Log-odds (natural log) taken from a suffix or question-particle form whose first high
+   * vowel breaks the vowel harmony of the word before it (languages.ts harmonyHost,
+   * VOWEL_HARMONY_LANGUAGES), per language with `default` (default 0: no harmony term, and
+   * a suffix after an apostrophe keeps the network's form). With a weight the suffix's
+   * forms in the word model are candidates too. Chosen on the news development set
+   * (scripts/tune-word-lm.ts).
+   */
+  harmony_weight?: Readonly<Record<string, number>>;
 }
 
 /** Default of `class_suffix`: the last two letters (on the news development set one did worse in French, three in French and Polish; docs/diacritics.md). */
@@ -316,7 +325,13 @@ export const keyOf = (form: string): string => units(form).map((u) => u.base).jo
  * A suffix set off by an apostrophe (Turkish "Ankara'nın", languages.ts
  * isApostropheSuffix) has the network's form as its only candidate: its vowels follow the
  * stem, which the network sees and the word model does not (on the Turkish news
- * development set this took diacnet-2.0 from 261 to 245 wrong words of 10,415).
+ * development set this took diacnet-2.0 from 261 to 245 wrong words of 10,415), unless
+ * the language gives vowel harmony a weight (`harmony_weight`): then the suffix's forms in
+ * the word model and its forms with all high vowels back or all front are candidates,
+ * and a form whose first high vowel breaks the harmony of the word before it (the host's
+ * candidate on the path; languages.ts harmonyHost) loses the weight; so does the question
+ * particle (mı / mi / mu / mü). On the Turkish news development set this took
+ * diacnet-2.0 from 237 to 226 wrong words (weight 2).
  * With a class model and a `class_weight` for the language, each transition also scores
  * `class_weight` × the class model's log probability of the form's class
  * ({@link wordClass}) after the previous two forms' classes; a form the word model's
@@ -354,10 +369,22 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
    * French words and from 145 to 129 Polish ones (class_weight 0.35, the other settings
    * as before), against the class of their ending.
    */
-  type Cand = { form: string; id: number; cls: number; dict: boolean; classes: Int32Array; score: number };
+  type Cand = { form: string; id: number; cls: number; dict: boolean; classes: Int32Array; score: number; first?: string | null; takes?: string | null };
+  // vowel harmony: per word, null, or the high vowel its suffix takes after a host whose
+  // form is fixed (`vowel`), or whose form is the previous word's candidate (`prev`)
+  const harmonyWeight = perLanguage(lm.spec.harmony_weight, language);
+  const harmonyOf: ({ prev: true } | { prev: false; vowel: string | null } | null)[] = words.map((w, i) => {
+    if (harmonyWeight <= 0) return null;
+    const host = harmonyHost(language, us, w.from, us.slice(w.from, w.to).map((u) => u.base).join(''));
+    if (!host) return null;
+    if (host.abbreviation) return { prev: false, vowel: null };
+    const before = words[i - 1];
+    if (before && before.from === host.from && before.to === host.to) return { prev: true };
+    return { prev: false, vowel: harmonyVowel(us.slice(host.from, host.to).map((u) => formOf(u, language)).join('').normalize('NFC')) };
+  });
   /** a candidate's `cls` from its form and its id in the word model (-1: not in its tables) */
   const classIdOf = (form: string, formId: number): number => (ct && formId >= 0 ? ct.id(wordClass(form, suffix)) : -1);
-  const lattice: Cand[][] = words.map((w) => {
+  const lattice: Cand[][] = words.map((w, wi) => {
     const slotAt = new Map<number, number>();
     for (let k = w.s0; k < w.s1; k++) slotAt.set(slots[k]!.unit, k);
     const typedFixed = new Map<number, number>(); // slot → class the caller typed and the network accepts
@@ -389,8 +416,9 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     for (let k = w.s0; k < w.s1; k++) own[k - w.s0] = typedFixed.get(k) ?? chosen[k]!;
     const ownForm = formWith(us, w, slots, own, classes, language);
     add(own, ownForm, dictForms.includes(ownForm));
-    // a suffix after an apostrophe (Turkish "Ankara'da") keeps the network's vowels
-    if (isApostropheSuffix(language, us, w.from)) return out;
+    // a suffix after an apostrophe (Turkish "Ankara'da") keeps the network's vowels, unless
+    // the harmony term weighs its forms
+    if (isApostropheSuffix(language, us, w.from) && !harmonyOf[wi]) return out;
     let n = 0;
     const ids = table.formsOf(key);
     for (let q = 0; q < ids.length + dictForms.length; q++) {
@@ -422,10 +450,32 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       const ownId = table.id(ownForm);
       return [{ form: ownForm, id: ownId, cls: classIdOf(ownForm, ownId), dict: false, classes: own, score: 0 }];
     }
-    if (beam === undefined) return out;
-    let top = -Infinity;
-    for (const c of out) if (c.score > top) top = c.score;
-    return out.filter((c) => c.score >= top - beam);
+    let kept = out;
+    if (beam !== undefined) {
+      let top = -Infinity;
+      for (const c of out) if (c.score > top) top = c.score;
+      kept = out.filter((c) => c.score >= top - beam);
+    }
+    // a harmonic word: its high vowels all back and all front as well, whatever the beam
+    // (the network can be sure of the wrong one where it misreads the stem)
+    if (harmonyOf[wi]) for (const side of [0, 1]) {
+      const variant = Int32Array.from(own);
+      for (let k = w.s0; k < w.s1; k++) {
+        const base = us[slots[k]!.unit]!.base;
+        const pair = HIGH_VOWEL_PAIRS[base];
+        const c = pair ? classIndex.get(classOf(pair[side]!, base)) : undefined;
+        if (c !== undefined && slots[k]!.candidates.includes(c)) variant[k - w.s0] = c;
+      }
+      const n0 = out.length;
+      add(variant, formWith(us, w, slots, variant, classes, language));
+      if (kept !== out && out.length > n0) kept.push(out[n0]!);
+    }
+    return kept;
+  });
+  // a harmonic word's candidates: their first high vowel; its host's: the high vowel they give
+  lattice.forEach((cands, w) => {
+    if (harmonyOf[w]) for (const c of cands) c.first = firstHighVowel(c.form);
+    if (harmonyOf[w + 1]?.prev) for (const c of cands) c.takes = harmonyVowel(c.form);
   });
 
   // Viterbi over the words. A state is the pair (candidate of the previous word, candidate
@@ -438,7 +488,9 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   const history: State[][] = [];
   lattice.forEach((cands, w) => {
     const next = new Map<number, State>(); // key: prevIndex * K + cur
+    const harmony = harmonyOf[w];
     states.forEach((s, si) => {
+      const takes = !harmony ? null : harmony.prev ? lattice[w - 1]![s.cur]!.takes! : harmony.vowel;
       const prev = idAt(w - 1, s.cur);
       const prev2 = trigram ? idAt(w - 2, s.prev) : null;
       const cPrev = ct ? clsAt(w - 1, s.cur) : -1;
@@ -446,6 +498,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       cands.forEach((c, j) => {
         let v = s.score + table.logProb(prev2, prev, c.id, c.dict) + c.score;
         if (ct) v += classWeight * ct.logProb(cPrev2, cPrev, c.cls);
+        if (takes && c.first && c.first !== takes) v -= harmonyWeight;
         const key = trigram ? (s.cur + 1) * cands.length + j : j;
         const old = next.get(key);
         if (!old || v > old.score) next.set(key, { prev: s.cur, cur: j, score: v, back: si });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
-import { isApostropheSuffix } from '../../../services/capabilities/diacritize/languages.ts';
+import { firstHighVowel, harmonyHost, harmonyVowel, isApostropheSuffix } from '../../../services/capabilities/diacritize/languages.ts';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
 import { decodeText, DEFAULT_MAX_STATES, END, LangLm, START, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
@@ -230,6 +230,50 @@ describe('word-level decoding', () => {
     expect(isApostropheSuffix('tur', units("Ankara'nin"), 7)).toBe(true);
     expect(isApostropheSuffix('tur', units("dedi 'nin"), 6)).toBe(false);
     expect(isApostropheSuffix('fra', units("l'homme"), 2)).toBe(false);
+  });
+
+  it('with a harmony weight, gives a Turkish suffix and question particle the high vowel the word before them calls for', () => {
+    // the training text writes "nin" and "mi" more often than "nın" and "mı", and "kadın" before neither; the network leans the same way
+    const lines = ["türkiye'nin", "türkiye'nin", "almanya'nın", 'geldi mi', 'bitti mi', 'var mı', 'kadın geldi', 'kadın'];
+    const words = decodeWordLm(buildWordLm(new Map([['tur', lines]]), new Map(), 1));
+    const decode = (weight: number, text: string, pick: (b: string, k: number) => Record<string, number>) => {
+      const { us, slots, probs } = plan(text, pick);
+      const m = new WordLm({ ...SPEC, char_weight: { default: 1 }, harmony_weight: { tur: weight } }, words);
+      return restore(us, slots, probs, CLASSES, { language: 'tur', minConfidence: 0, caseEndings: true, chosen: decodeText(m, 'tur', us, slots, probs, CLASSES, 0.01) });
+    };
+    // a suffix after a stem whose letters have no choice: "Ankara" ends in a, so ı
+    const suffix = (b: string, k: number): Record<string, number> => (b === 'i' && k >= 6 ? { '': 0.6, '=ı': 0.4 } : {});
+    expect(decode(0, "Ankara'nin", suffix)).toBe("Ankara'nin");
+    expect(decode(2, "Ankara'nin", suffix)).toBe("Ankara'nın");
+    // the particle after a word the decoder restores too: "kadın" (the network is sure of its ı) takes mı
+    const particle = (b: string, k: number): Record<string, number> => (b === 'i' ? (k === 3 ? { '=ı': 0.9, '': 0.1 } : { '': 0.6, '=ı': 0.4 }) : {});
+    expect(decode(0, 'Kadin mi', particle)).toBe('Kadın mi');
+    expect(decode(2, 'Kadin mi', particle)).toBe('Kadın mı');
+    // after a front vowel the harmony agrees with the network
+    expect(decode(2, 'Geldi mi', (b): Record<string, number> => (b === 'i' ? { '': 0.6, '=ı': 0.4 } : {}))).toBe('Geldi mi');
+  });
+
+  it('finds the word whose vowels a Turkish suffix or particle follows, and the vowel it calls for', () => {
+    expect(harmonyVowel('gökhan')).toBe('ı');
+    expect(harmonyVowel('türk')).toBe('ü');
+    expect(harmonyVowel('okul')).toBe('u');
+    expect(harmonyVowel('kâğıt')).toBe('ı');
+    expect(harmonyVowel('spk')).toBeNull();
+    expect(firstHighVowel('nın')).toBe('ı');
+    expect(firstHighVowel('ünü')).toBe('ü');
+    // a suffix whose first vowel is a or e: harmony decides no mark of it
+    expect(firstHighVowel('daki')).toBeNull();
+    const host = (text: string, from: number, key: string) => harmonyHost('tur', units(text), from, key);
+    expect(host("Gökhan'in", 7, 'in')).toEqual({ from: 0, to: 6, abbreviation: false });
+    expect(host('geldi  mi', 7, 'mi')).toEqual({ from: 0, to: 5, abbreviation: false });
+    expect(host('geldi misiniz', 6, 'misiniz')).toEqual({ from: 0, to: 5, abbreviation: false });
+    // an abbreviation is read letter by letter or as a word: its letters do not say which
+    expect(host("ABD'nin", 4, 'nin')).toEqual({ from: 0, to: 3, abbreviation: true });
+    // not the particle: "müdür" (its key is also the particle's "mudur"), "mum"; not after a comma; not Polish
+    expect(host('okul mudur', 5, 'mudur')).toBeNull();
+    expect(host('bir mum', 4, 'mum')).toBeNull();
+    expect(host('geldi, mi', 7, 'mi')).toBeNull();
+    expect(harmonyHost('pol', units('geldi mi'), 6, 'mi')).toBeNull();
   });
 
   it('with candidate_beam, drops a form the network scores more than the beam below the best, however the context favours it', () => {
