@@ -211,6 +211,23 @@ export class LangLm {
    * tables lack, which counts as a dictionary form when `inDictionary`.
    */
   logProb(p2: number | null, p: number, f: number, inDictionary = false): number {
+    return this.logProbIn(this.context(p2, p), p, f, inDictionary);
+  }
+
+  /**
+   * The trigram context (p2, p) as the index of its bigram, when the tables have trigrams
+   * after it; else -1 (the estimate stops at the bigram). A Viterbi state looks it up once
+   * for all the candidates of the next word.
+   */
+  context(p2: number | null, p: number): number {
+    if (p2 === null || p2 < 0 || p < 0) return -1;
+    const a = this.a;
+    const ctx = findIn(a.biNext, a.biStart[p2]!, a.biStart[p2 + 1]!, p);
+    return ctx >= 0 && a.biCount[ctx]! > 0 && a.biFollowers[ctx]! > 0 ? ctx : -1;
+  }
+
+  /** {@link logProb} with the trigram context from {@link context} (-1: none). */
+  logProbIn(ctx: number, p: number, f: number, inDictionary = false): number {
     const a = this.a; const D = this.spec.discount;
     let pr = ((f < 0 ? (inDictionary ? this.lexiconAdd : 0) : a.count[f]! + this.lexiconAdd * a.lexicon[f]! + this.priorScale * a.prior[f]!) + this.spec.unigram_add) / this.den;
     if (p >= 0 && a.count[p]! > 0) {
@@ -219,16 +236,29 @@ export class LangLm {
       const c = j < 0 ? 0 : a.biCount[j]!;
       pr = Math.max(c - D, 0) / n + (D * a.followers[p]! / n) * pr;
     }
-    if (p2 !== null && p2 >= 0 && p >= 0) {
-      const ctx = findIn(a.biNext, a.biStart[p2]!, a.biStart[p2 + 1]!, p);
-      if (ctx >= 0 && a.biCount[ctx]! > 0 && a.biFollowers[ctx]! > 0) {
-        const n = a.biCount[ctx]!;
-        const j = f < 0 ? -1 : findIn(a.triNext, a.triStart[ctx]!, a.triStart[ctx + 1]!, f);
-        const c = j < 0 ? 0 : a.triCount[j]!;
-        pr = Math.max(c - D, 0) / n + (D * a.biFollowers[ctx]! / n) * pr;
-      }
+    if (ctx >= 0) {
+      const n = a.biCount[ctx]!;
+      const j = f < 0 ? -1 : findIn(a.triNext, a.triStart[ctx]!, a.triStart[ctx + 1]!, f);
+      const c = j < 0 ? 0 : a.triCount[j]!;
+      pr = Math.max(c - D, 0) / n + (D * a.biFollowers[ctx]! / n) * pr;
     }
     return Math.log(pr);
+  }
+
+  /** per form id, the id of its class in a class model (-2: not looked up yet), for the last class model asked */
+  private classIds: { of: LangLm; suffix: number; ids: Int32Array } | null = null;
+
+  /**
+   * The id of form `id`'s class ({@link wordClass} of `suffix` letters) in the class model
+   * `of` (-1: a class it lacks), looked up once per form (4 bytes per form of the tables, on
+   * first use): a text's candidates are mostly the same frequent forms.
+   */
+  classId(id: number, of: LangLm, suffix: number): number {
+    let c = this.classIds;
+    if (!c || c.of !== of || c.suffix !== suffix) c = this.classIds = { of, suffix, ids: new Int32Array(this.a.count.length).fill(-2) };
+    let v = c.ids[id]!;
+    if (v === -2) v = c.ids[id] = of.id(wordClass(this.form(id), suffix));
+    return v;
   }
 }
 
@@ -382,8 +412,8 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     if (before && before.from === host.from && before.to === host.to) return { prev: true };
     return { prev: false, vowel: harmonyVowel(us.slice(host.from, host.to).map((u) => formOf(u, language)).join('').normalize('NFC')) };
   });
-  /** a candidate's `cls` from its form and its id in the word model (-1: not in its tables) */
-  const classIdOf = (form: string, formId: number): number => (ct && formId >= 0 ? ct.id(wordClass(form, suffix)) : -1);
+  /** a candidate's `cls` from its id in the word model (-1: not in its tables) */
+  const classIdOf = (formId: number): number => (ct && formId >= 0 ? table.classId(formId, ct, suffix) : -1);
   const lattice: Cand[][] = words.map((w, wi) => {
     const slotAt = new Map<number, number>();
     for (let k = w.s0; k < w.s1; k++) slotAt.set(slots[k]!.unit, k);
@@ -407,7 +437,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       }
       seen.add(form);
       const formId = dict ? -1 : id ?? table.id(form);
-      out.push({ form, id: formId, cls: classIdOf(form, formId), dict, classes: cls, score: W * score + bonus });
+      out.push({ form, id: formId, cls: classIdOf(formId), dict, classes: cls, score: W * score + bonus });
     };
     // the network's form (with the typed marks it keeps)
     const key = us.slice(w.from, w.to).map((u) => u.base).join('');
@@ -448,7 +478,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     }
     if (out.length === 0) {
       const ownId = table.id(ownForm);
-      return [{ form: ownForm, id: ownId, cls: classIdOf(ownForm, ownId), dict: false, classes: own, score: 0 }];
+      return [{ form: ownForm, id: ownId, cls: classIdOf(ownId), dict: false, classes: own, score: 0 }];
     }
     let kept = out;
     if (beam !== undefined) {
@@ -486,30 +516,34 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   const idAt = (w: number, j: number) => (w < 0 || j < 0 ? table.start : lattice[w]![j]!.id);
   const clsAt = (w: number, j: number) => (w < 0 || j < 0 ? ct!.start : lattice[w]![j]!.cls);
   const history: State[][] = [];
-  lattice.forEach((cands, w) => {
+  for (let w = 0; w < lattice.length; w++) {
+    const cands = lattice[w]!;
     const next = new Map<number, State>(); // key: prevIndex * K + cur
     const harmony = harmonyOf[w];
-    states.forEach((s, si) => {
+    for (let si = 0; si < states.length; si++) {
+      const s = states[si]!;
       const takes = !harmony ? null : harmony.prev ? lattice[w - 1]![s.cur]!.takes! : harmony.vowel;
+      // the state's contexts, looked up once for all the word's candidates
       const prev = idAt(w - 1, s.cur);
-      const prev2 = trigram ? idAt(w - 2, s.prev) : null;
+      const ctx = trigram ? table.context(idAt(w - 2, s.prev), prev) : -1;
       const cPrev = ct ? clsAt(w - 1, s.cur) : -1;
-      const cPrev2 = ct && trigram ? clsAt(w - 2, s.prev) : null;
-      cands.forEach((c, j) => {
-        let v = s.score + table.logProb(prev2, prev, c.id, c.dict) + c.score;
-        if (ct) v += classWeight * ct.logProb(cPrev2, cPrev, c.cls);
+      const cCtx = ct && trigram ? ct.context(clsAt(w - 2, s.prev), cPrev) : -1;
+      for (let j = 0; j < cands.length; j++) {
+        const c = cands[j]!;
+        let v = s.score + table.logProbIn(ctx, prev, c.id, c.dict) + c.score;
+        if (ct) v += classWeight * ct.logProbIn(cCtx, cPrev, c.cls);
         if (takes && c.first && c.first !== takes) v -= harmonyWeight;
         const key = trigram ? (s.cur + 1) * cands.length + j : j;
         const old = next.get(key);
         if (!old || v > old.score) next.set(key, { prev: s.cur, cur: j, score: v, back: si });
-      });
-    });
+      }
+    }
     history.push(states);
     states = [...next.values()];
     // histogram pruning: the best maxStates states go on, so that a text of words with many
     // candidates each costs at most maxStates × candidates per word, not candidates³
     if (states.length > maxStates) states = states.sort((x, y) => y.score - x.score).slice(0, maxStates);
-  });
+  }
   // the end of the text
   const last = lattice.length - 1;
   for (const s of states) {

@@ -293,7 +293,7 @@ describe('word-level decoding', () => {
     const words = 40;
     const { us, slots, probs } = plan(Array.from({ length: words }, () => 'ga').join(' '), flat);
     const calls = (maxStates: number) => {
-      const spy = vi.spyOn(LangLm.prototype, 'logProb');
+      const spy = vi.spyOn(LangLm.prototype, 'logProbIn');
       try {
         decodeText(lm(lines, { ...SPEC, max_states: maxStates }), 'vie', us, slots, probs, CLASSES, 0.01);
         return spy.mock.calls.length;
@@ -372,6 +372,20 @@ describe('word-class model', () => {
     const m = new WordLm({ ...SPEC, class_weight: { fra: 1 } }, words, damaged());
     for (let i = 0; i < 2; i++) expect(() => decode(m, 'il a lance')).toThrow(expect.objectContaining({ code: 'INFERENCE_FAILED', message: expect.stringMatching(/word-class model's part for fra cannot be read/) }));
     expect(reads).toBe(1);
+  });
+
+  it('gives each form the id of its class in the class model, the same when asked again or by another class model', () => {
+    const m = model(1);
+    const table = m.lang('fra')!;
+    const ct = m.classes!.lang('fra')!;
+    const forms = ['placé', 'lance', 'lancé', 'il', 'a'];
+    for (let round = 0; round < 2; round++) {
+      for (const f of forms) expect(table.classId(table.id(f), ct, 2)).toBe(ct.id(wordClass(f, 2)));
+    }
+    expect(table.classId(table.id('placé'), ct, 2)).toBe(table.classId(table.id('forcé'), ct, 2));
+    // another class model (of one-letter classes): the ids of that model, not the first one's
+    const one = new WordLm(SPEC, decodeWordLm(buildWordLm(new Map([['fra', FRA]]), new Map(), 1)), buildClassLanguages(new Map([['fra', FRA.map((text) => ({ text, weight: 1 }))]]), 1)).classes!.lang('fra')!;
+    for (const f of forms) expect(table.classId(table.id(f), one, 1)).toBe(one.id(wordClass(f, 1)));
   });
 
   it('reads the class file that the spec names from the word model\'s folder', () => {
