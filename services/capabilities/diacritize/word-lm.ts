@@ -228,6 +228,14 @@ export class LangLm {
 
   /** {@link logProb} with the trigram context from {@link context} (-1: none). */
   logProbIn(ctx: number, p: number, f: number, inDictionary = false): number {
+    return this.logProbFrom(ctx, f, this.bigramPr(p, f, inDictionary));
+  }
+
+  /**
+   * P(f | p), the estimate up to the bigram (a probability, > 0): the part of
+   * {@link logProbIn} that the states of a Viterbi step with the same previous form share.
+   */
+  bigramPr(p: number, f: number, inDictionary = false): number {
     const a = this.a; const D = this.spec.discount;
     let pr = ((f < 0 ? (inDictionary ? this.lexiconAdd : 0) : a.count[f]! + this.lexiconAdd * a.lexicon[f]! + this.priorScale * a.prior[f]!) + this.spec.unigram_add) / this.den;
     if (p >= 0 && a.count[p]! > 0) {
@@ -236,7 +244,14 @@ export class LangLm {
       const c = j < 0 ? 0 : a.biCount[j]!;
       pr = Math.max(c - D, 0) / n + (D * a.followers[p]! / n) * pr;
     }
+    return pr;
+  }
+
+  /** Natural log of P(f | ctx) from the trigram context ({@link context}; -1: none) and {@link bigramPr}'s estimate. */
+  logProbFrom(ctx: number, f: number, bigram: number): number {
+    let pr = bigram;
     if (ctx >= 0) {
+      const a = this.a; const D = this.spec.discount;
       const n = a.biCount[ctx]!;
       const j = f < 0 ? -1 : findIn(a.triNext, a.triStart[ctx]!, a.triStart[ctx + 1]!, f);
       const c = j < 0 ? 0 : a.triCount[j]!;
@@ -520,6 +535,12 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     const cands = lattice[w]!;
     const next = new Map<number, State>(); // key: prevIndex * K + cur
     const harmony = harmonyOf[w];
+    // the bigram estimates of the word's candidates after each candidate of the previous
+    // word, computed once for all the states that end in it (0: not yet)
+    const K = cands.length;
+    const rows = w > 0 ? lattice[w - 1]!.length : 1;
+    const biWord = new Float64Array(rows * K);
+    const biClass = ct ? new Float64Array(rows * K) : null;
     for (let si = 0; si < states.length; si++) {
       const s = states[si]!;
       const takes = !harmony ? null : harmony.prev ? lattice[w - 1]![s.cur]!.takes! : harmony.vowel;
@@ -528,10 +549,17 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       const ctx = trigram ? table.context(idAt(w - 2, s.prev), prev) : -1;
       const cPrev = ct ? clsAt(w - 1, s.cur) : -1;
       const cCtx = ct && trigram ? ct.context(clsAt(w - 2, s.prev), cPrev) : -1;
-      for (let j = 0; j < cands.length; j++) {
+      const row = (s.cur < 0 ? 0 : s.cur) * K;
+      for (let j = 0; j < K; j++) {
         const c = cands[j]!;
-        let v = s.score + table.logProbIn(ctx, prev, c.id, c.dict) + c.score;
-        if (ct) v += classWeight * ct.logProbIn(cCtx, cPrev, c.cls);
+        let bw = biWord[row + j]!;
+        if (bw === 0) bw = biWord[row + j] = table.bigramPr(prev, c.id, c.dict);
+        let v = s.score + table.logProbFrom(ctx, c.id, bw) + c.score;
+        if (ct) {
+          let bc = biClass![row + j]!;
+          if (bc === 0) bc = biClass![row + j] = ct.bigramPr(cPrev, c.cls);
+          v += classWeight * ct.logProbFrom(cCtx, c.cls, bc);
+        }
         if (takes && c.first && c.first !== takes) v -= harmonyWeight;
         const key = trigram ? (s.cur + 1) * cands.length + j : j;
         const old = next.get(key);

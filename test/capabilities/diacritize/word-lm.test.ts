@@ -293,7 +293,7 @@ describe('word-level decoding', () => {
     const words = 40;
     const { us, slots, probs } = plan(Array.from({ length: words }, () => 'ga').join(' '), flat);
     const calls = (maxStates: number) => {
-      const spy = vi.spyOn(LangLm.prototype, 'logProbIn');
+      const spy = vi.spyOn(LangLm.prototype, 'logProbFrom');
       try {
         decodeText(lm(lines, { ...SPEC, max_states: maxStates }), 'vie', us, slots, probs, CLASSES, 0.01);
         return spy.mock.calls.length;
