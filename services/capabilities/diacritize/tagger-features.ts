@@ -92,28 +92,29 @@ export function slotFeatures(p: Prepared, i: number, language: string, spec: Tag
   if (seed === undefined) { seed = fnv1a(language); SEEDS.set(language, seed); }
   const w = p.wordOf[i]!;
   const ids = new Uint32Array(1 + 2 * spec.window + 9 + (w >= 0 ? 4 : 0));
+  const B = spec.buckets;
+  // each hash reduced to a bucket in place (no closure per call: this runs for every letter)
   let k = 0;
-  const put = (h: number) => { ids[k++] = (h >>> 0) % spec.buckets; };
-  put(more(more(seed, 'l'), ch(p, i)));
+  ids[k++] = (more(more(seed, 'l'), ch(p, i)) >>> 0) % B;
   for (let o = 1; o <= spec.window; o++) {
-    put(more(more(seed, MINUS[o] ?? `-${o}`), ch(p, i - o)));
-    put(more(more(seed, PLUS[o] ?? `+${o}`), ch(p, i + o)));
+    ids[k++] = (more(more(seed, MINUS[o] ?? `-${o}`), ch(p, i - o)) >>> 0) % B;
+    ids[k++] = (more(more(seed, PLUS[o] ?? `+${o}`), ch(p, i + o)) >>> 0) % B;
   }
   for (let n = 2; n <= 4; n++) {
     for (let s = i - n + 1; s <= i; s++) {
       let h = more(seed, NGRAM[n]![s - i + n - 1]!);
       for (let j = s; j < s + n; j++) h = more(h, ch(p, j));
-      put(h);
+      ids[k++] = (h >>> 0) % B;
     }
   }
   if (w >= 0) {
     const word = p.words[w]!;
     const pos = String(p.posOf[i]!);
     const prev = p.words[w - 1] ?? '^'; const next = p.words[w + 1] ?? '$';
-    put(more(more(more(more(seed, 'w'), pos), '|'), word));
-    put(more(more(more(more(more(more(seed, 'p'), pos), '|'), prev), '|'), word));
-    put(more(more(more(more(more(more(seed, 'n'), pos), '|'), word), '|'), next));
-    put(more(more(more(more(more(more(more(more(seed, 'x'), pos), '|'), prev), '|'), word), '|'), next));
+    ids[k++] = (more(more(more(more(seed, 'w'), pos), '|'), word) >>> 0) % B;
+    ids[k++] = (more(more(more(more(more(more(seed, 'p'), pos), '|'), prev), '|'), word) >>> 0) % B;
+    ids[k++] = (more(more(more(more(more(more(seed, 'n'), pos), '|'), word), '|'), next) >>> 0) % B;
+    ids[k++] = (more(more(more(more(more(more(more(more(seed, 'x'), pos), '|'), prev), '|'), word), '|'), next) >>> 0) % B;
   }
   return ids;
 }
