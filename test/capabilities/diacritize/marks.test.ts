@@ -86,6 +86,24 @@ describe('features', () => {
   });
 });
 
+describe('feature ids', () => {
+  it('are the FNV-1a hashes of the language, the tag and the content, modulo the buckets (the trained models depend on them)', async () => {
+    const { prepare, slotFeatures } = await import('../../../services/capabilities/diacritize/tagger-features.ts');
+    const { fnv1a } = await import('../../../services/capabilities/language-id/features.ts');
+    const spec = { buckets: 1 << 18, window: 4 };
+    const text = 'le pere de';
+    const i = text.indexOf('ere');
+    const ids = slotFeatures(prepare(units(text)), i, 'fra', spec);
+    const h = (s: string) => fnv1a(`fra${s}`) % spec.buckets;
+    expect(ids.length).toBe(1 + 2 * 4 + 9 + 4);
+    // the letter, then the characters at -1 and +1 ("p", "r")
+    expect([...ids.slice(0, 3)]).toEqual([h('le'), h('-1p'), h('+1r')]);
+    // the first 2-gram that holds the letter ("pe", tag "2-1"); the word features last
+    expect(ids[9]).toBe(h('2-1pe'));
+    expect([...ids.slice(-4)]).toEqual([h('w1|pere'), h('p1|le|pere'), h('n1|pere|de'), h('x1|le|pere|de')]);
+  });
+});
+
 describe('hints', () => {
   it('use a hint given as the marked word, in the case written, and warn about a meaning', async () => {
     const { applyHints } = await import('../../../services/capabilities/diacritize/backends/common.ts');
