@@ -50,7 +50,7 @@ const HIGH_AFTER: Readonly<Record<string, string>> = { a: 'ı', ı: 'ı', â: '�
 /** The high vowels a harmony check looks at in a suffix. */
 const HIGH: ReadonlySet<string> = new Set(['ı', 'i', 'u', 'ü']);
 /** Every vowel letter of Turkish, marked or not. */
-const VOWELS: ReadonlySet<string> = new Set([...Object.keys(HIGH_AFTER)]);
+const VOWELS: ReadonlySet<string> = new Set(Object.keys(HIGH_AFTER));
 
 /**
  * The high vowel a suffix takes after `form` (lower case, NFC): the {@link HIGH_AFTER}

@@ -418,9 +418,11 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   // vowel harmony: per word, null, or the high vowel its suffix takes after a host whose
   // form is fixed (`vowel`), or whose form is the previous word's candidate (`prev`)
   const harmonyWeight = perLanguage(lm.spec.harmony_weight, language);
+  // per word, its lexicon key (its letters' bases)
+  const keys = words.map((w) => us.slice(w.from, w.to).map((u) => u.base).join(''));
   const harmonyOf: ({ prev: true } | { prev: false; vowel: string | null } | null)[] = words.map((w, i) => {
     if (harmonyWeight <= 0) return null;
-    const host = harmonyHost(language, us, w.from, us.slice(w.from, w.to).map((u) => u.base).join(''));
+    const host = harmonyHost(language, us, w.from, keys[i]!);
     if (!host) return null;
     if (host.abbreviation) return { prev: false, vowel: null };
     const before = words[i - 1];
@@ -455,7 +457,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       out.push({ form, id: formId, cls: classIdOf(formId), dict, classes: cls, score: W * score + bonus });
     };
     // the network's form (with the typed marks it keeps)
-    const key = us.slice(w.from, w.to).map((u) => u.base).join('');
+    const key = keys[wi]!;
     const dictForms = table.dictionaryFormsOf(key);
     const own = new Int32Array(w.s1 - w.s0);
     for (let k = w.s0; k < w.s1; k++) own[k - w.s0] = typedFixed.get(k) ?? chosen[k]!;
