@@ -103,6 +103,8 @@ export function formOf(u: Unit, language: string): string {
 /** Spans that pass through unchanged: URLs, e-mail addresses and @handles (UTF-16 offsets, [start, end)). */
 export function passThroughSpans(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
+  // every span holds "@", "://" or "www.": most texts have none, and the search is then skipped
+  if (!text.includes('@') && !text.includes('://') && !text.includes('www.')) return out;
   for (const m of text.matchAll(/\b(?:https?:\/\/|www\.)\S+|[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}|@\w+/gu)) out.push([m.index, m.index + m[0].length]);
   return out;
 }

@@ -33,6 +33,13 @@ describe('marks', () => {
     const t = 'see https://example.org/zolc?a=1 or write to jan.kowalski@example.pl today';
     expect(passThroughSpans(t).map(([s, e]) => t.slice(s, e))).toEqual(['https://example.org/zolc?a=1', 'jan.kowalski@example.pl']);
   });
+  it('finds each kind of span alone, and none in text without "@", "://" or "www."', () => {
+    const spans = (t: string) => passThroughSpans(t).map(([s, e]) => t.slice(s, e));
+    expect(spans('see www.example.org now')).toEqual(['www.example.org']);
+    expect(spans('ask @zolc or http://a.pl')).toEqual(['@zolc', 'http://a.pl']);
+    expect(spans('a@b.pl')).toEqual(['a@b.pl']);
+    expect(spans('zolc www dot example slash org, WWW.EXAMPLE.ORG')).toEqual([]);
+  });
 });
 
 describe('classes', () => {
