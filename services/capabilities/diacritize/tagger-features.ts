@@ -79,6 +79,9 @@ function more(h: number, s: string): number {
   return h;
 }
 
+/** The most features {@link slotFeatures} gives a slot: the letter, 2 × window offsets, nine n-grams and four word features. */
+export const maxSlotFeatures = (spec: TaggerFeatureSpec): number => 1 + 2 * spec.window + 9 + 4;
+
 /**
  * Feature ids of the slot at unit `i` (ids < spec.buckets). Each feature is the FNV-1a
  * hash, seeded with the language's hash, of a tag and its content (`l` + the letter,
@@ -88,33 +91,42 @@ function more(h: number, s: string): number {
  * @param language ISO 639-3 code (`ara` for both Arabic settings)
  */
 export function slotFeatures(p: Prepared, i: number, language: string, spec: TaggerFeatureSpec): Uint32Array {
+  const out = new Uint32Array(maxSlotFeatures(spec));
+  return out.slice(0, slotFeaturesInto(p, i, language, spec, out, 0));
+}
+
+/**
+ * {@link slotFeatures} written into `out` from index `at` (no array per slot: the
+ * backends fill one batch matrix, {@link maxSlotFeatures} per row).
+ * @returns the number of ids written (4 fewer for a letter outside a word)
+ */
+export function slotFeaturesInto(p: Prepared, i: number, language: string, spec: TaggerFeatureSpec, out: Uint32Array | Int32Array, at: number): number {
   let seed = SEEDS.get(language);
   if (seed === undefined) { seed = fnv1a(language); SEEDS.set(language, seed); }
   const w = p.wordOf[i]!;
-  const ids = new Uint32Array(1 + 2 * spec.window + 9 + (w >= 0 ? 4 : 0));
   const B = spec.buckets;
   // each hash reduced to a bucket in place (no closure per call: this runs for every letter)
-  let k = 0;
-  ids[k++] = (more(more(seed, 'l'), ch(p, i)) >>> 0) % B;
+  let k = at;
+  out[k++] = (more(more(seed, 'l'), ch(p, i)) >>> 0) % B;
   for (let o = 1; o <= spec.window; o++) {
-    ids[k++] = (more(more(seed, MINUS[o] ?? `-${o}`), ch(p, i - o)) >>> 0) % B;
-    ids[k++] = (more(more(seed, PLUS[o] ?? `+${o}`), ch(p, i + o)) >>> 0) % B;
+    out[k++] = (more(more(seed, MINUS[o] ?? `-${o}`), ch(p, i - o)) >>> 0) % B;
+    out[k++] = (more(more(seed, PLUS[o] ?? `+${o}`), ch(p, i + o)) >>> 0) % B;
   }
   for (let n = 2; n <= 4; n++) {
     for (let s = i - n + 1; s <= i; s++) {
       let h = more(seed, NGRAM[n]![s - i + n - 1]!);
       for (let j = s; j < s + n; j++) h = more(h, ch(p, j));
-      ids[k++] = (h >>> 0) % B;
+      out[k++] = (h >>> 0) % B;
     }
   }
   if (w >= 0) {
     const word = p.words[w]!;
     const pos = String(p.posOf[i]!);
     const prev = p.words[w - 1] ?? '^'; const next = p.words[w + 1] ?? '$';
-    ids[k++] = (more(more(more(more(seed, 'w'), pos), '|'), word) >>> 0) % B;
-    ids[k++] = (more(more(more(more(more(more(seed, 'p'), pos), '|'), prev), '|'), word) >>> 0) % B;
-    ids[k++] = (more(more(more(more(more(more(seed, 'n'), pos), '|'), word), '|'), next) >>> 0) % B;
-    ids[k++] = (more(more(more(more(more(more(more(more(seed, 'x'), pos), '|'), prev), '|'), word), '|'), next) >>> 0) % B;
+    out[k++] = (more(more(more(more(seed, 'w'), pos), '|'), word) >>> 0) % B;
+    out[k++] = (more(more(more(more(more(more(seed, 'p'), pos), '|'), prev), '|'), word) >>> 0) % B;
+    out[k++] = (more(more(more(more(more(more(seed, 'n'), pos), '|'), word), '|'), next) >>> 0) % B;
+    out[k++] = (more(more(more(more(more(more(more(more(seed, 'x'), pos), '|'), prev), '|'), word), '|'), next) >>> 0) % B;
   }
-  return ids;
+  return k - at;
 }

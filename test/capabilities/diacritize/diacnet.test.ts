@@ -112,6 +112,14 @@ describe('diacnet backend', () => {
     expect(batch.body.usage.characters).toBe('Bugun hava cok guzel.'.length);
   });
 
+  it('refuses to load a model whose features_per_letter is below the features a letter can have (they are written in place, row after row)', async () => {
+    const bad = mkdtempSync(join(tmpdir(), 'diacnet-bad-'));
+    cpSync(join(repo, MODEL), join(bad, MODEL), { recursive: true });
+    const file = join(bad, MODEL, 'config.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), features_per_letter: 21 }));
+    await expect(openDiacnet(new ModelRepository(bad), MODEL, { executionProvider: 'cpu', intraOpThreads: 1 })).rejects.toThrow(/features_per_letter 21 is below the 22 features a letter can have/);
+  });
+
   it('gives a long text cut into windows the probabilities of the whole text read at once', async () => {
     const m = await openDiacnet(new ModelRepository(repo), MODEL, { executionProvider: 'cpu', intraOpThreads: 1 });
     const lid = createLidEngine({ repository: repo, executionProvider: 'cpu', intraOpThreads: 1 });

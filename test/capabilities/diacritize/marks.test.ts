@@ -109,6 +109,21 @@ describe('feature ids', () => {
     expect(ids[9]).toBe(h('2-1pe'));
     expect([...ids.slice(-4)]).toEqual([h('w1|pere'), h('p1|le|pere'), h('n1|pere|de'), h('x1|le|pere|de')]);
   });
+  it('are written in place by slotFeaturesInto as slotFeatures gives them, for letters in and outside words', async () => {
+    const { maxSlotFeatures, prepare, slotFeatures, slotFeaturesInto } = await import('../../../services/capabilities/diacritize/tagger-features.ts');
+    const spec = { buckets: 1 << 18, window: 4 };
+    const text = 'le pere de 5 x';
+    const p = prepare(units(text));
+    const L = maxSlotFeatures(spec);
+    const out = new Int32Array(3 * L).fill(-1);
+    // a letter in a word, the digit (outside words: 4 fewer) and the last letter, row after row
+    const at = [text.indexOf('ere'), text.indexOf('5'), text.length - 1];
+    const n = at.map((i, r) => slotFeaturesInto(p, i, 'fra', spec, out, r * L));
+    expect(n).toEqual([L, L - 4, L]);
+    at.forEach((i, r) => expect([...out.subarray(r * L, r * L + n[r]!)]).toEqual([...slotFeatures(p, i, 'fra', spec)]));
+    // nothing written past a row's features
+    expect([...out.subarray(L + n[1]!, 2 * L)]).toEqual([-1, -1, -1, -1]);
+  });
 });
 
 describe('hints', () => {

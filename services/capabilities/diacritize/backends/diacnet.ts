@@ -25,7 +25,7 @@ import type { DiacritizeOutput, DiacritizeRequest } from '../../../events/contra
 import { ModelRepository } from '../../../models/repository.ts';
 import { EngineError, type Engine, type EngineContext } from '../../../workers/engines/types.ts';
 import { EXCLUDED } from '../../language-id/decode.ts';
-import { prepare, slotFeatures, type TaggerFeatureSpec } from '../tagger-features.ts';
+import { maxSlotFeatures, prepare, slotFeaturesInto, type TaggerFeatureSpec } from '../tagger-features.ts';
 import { KEEP_TYPED_BELOW, type TaggerCandidates } from '../tagger.ts';
 import { decodeText, WordLm, type WordLmSpec } from '../word-lm.ts';
 import { diacritizeEngine, type PlannedText } from './common.ts';
@@ -58,11 +58,15 @@ export interface DiacnetModel {
  * Loads a diacnet model from the model repository (`withWordLm` false: the network
  * alone, as the training pipeline reads it before the word model is tuned).
  * @throws EngineError MODEL_NOT_INSTALLED when the model is not in the repository
- * @throws Error when the word model file is missing or of another format
+ * @throws Error when the word model file is missing or of another format, or config.json's
+ *   `features_per_letter` is below the features a letter can have
  */
 export async function openDiacnet(repo: ModelRepository, name: string, ctx: Pick<EngineContext, 'executionProvider' | 'intraOpThreads'>, withWordLm = true): Promise<DiacnetModel> {
   const cfg = repo.config(name);
   if (!cfg) throw new EngineError('MODEL_NOT_INSTALLED', `model ${name} is not installed`);
+  const features = cfg.features as TaggerFeatureSpec;
+  const featuresPerLetter = Number(cfg.features_per_letter);
+  if (!(featuresPerLetter >= maxSlotFeatures(features))) throw new Error(`${name}: features_per_letter ${cfg.features_per_letter} is below the ${maxSlotFeatures(features)} features a letter can have`);
   const session = await ort.InferenceSession.create(cfg.modelPath, { executionProviders: [ctx.executionProvider], intraOpNumThreads: ctx.intraOpThreads, graphOptimizationLevel: 'all' });
   const v = JSON.parse(readFileSync(join(cfg.dir, 'vocab.json'), 'utf8')) as { vocab: string[]; languages: string[] };
   return {
@@ -71,8 +75,8 @@ export async function openDiacnet(repo: ModelRepository, name: string, ctx: Pick
     candidates: JSON.parse(readFileSync(join(cfg.dir, 'candidates.json'), 'utf8')) as TaggerCandidates,
     charIds: new Map(v.vocab.map((c, i) => [c, i])),
     languages: new Map(v.languages.map((l, i) => [l, i])),
-    features: cfg.features as TaggerFeatureSpec,
-    featuresPerLetter: Number(cfg.features_per_letter),
+    features,
+    featuresPerLetter,
     lidModel: String(cfg.language_id_model ?? 'lid-lite-608'),
     wordLm: cfg.word_lm && withWordLm ? WordLm.load(join(cfg.dir, (cfg.word_lm as WordLmSpec).file), cfg.word_lm as WordLmSpec) : null,
   };
@@ -91,11 +95,15 @@ export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[],
   const out = texts.map((t) => new Float32Array(t.slots.length * C));
   const slotRow = texts.map((t) => new Map(t.slots.map((s, k) => [s.unit, k])));
   const L = m.featuresPerLetter;
-  // each letter's features, from the whole text (a window reads the same ones)
+  // each letter's features, from the whole text (a window reads the same ones): L per slot, padded, and how many
   const slotFeats = texts.map((t) => {
-    if (t.slots.length === 0) return [];
-    const p = prepare(t.us);
-    return t.slots.map((s) => slotFeatures(p, s.unit, t.language, m.features));
+    const ids = new Int32Array(t.slots.length * L).fill(m.features.buckets);
+    const counts = new Uint8Array(t.slots.length);
+    if (t.slots.length > 0) {
+      const p = prepare(t.us);
+      t.slots.forEach((s, k) => { counts[k] = slotFeaturesInto(p, s.unit, t.language, m.features, ids, k * L); });
+    }
+    return { ids, counts };
   });
   const windows: Window[] = [];
   texts.forEach((t, ti) => {
@@ -125,9 +133,9 @@ export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[],
         const k = slotRow[w.text]!.get(u);
         if (k === undefined) continue;
         for (const c of t.slots[k]!.candidates) mask[j * C + c] = 0;
-        const f = slotFeats[w.text]![k]!;
-        feats.set(f, j * L);
-        fscale[j] = 1 / f.length;
+        const f = slotFeats[w.text]!;
+        feats.set(f.ids.subarray(k * L, (k + 1) * L), j * L);
+        fscale[j] = 1 / f.counts[k]!;
       }
     });
     const res = await m.session.run({

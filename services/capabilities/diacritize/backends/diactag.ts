@@ -23,7 +23,7 @@ import { EXCLUDED } from '../../language-id/decode.ts';
 import type { Slot, TaggerCandidates } from '../tagger.ts';
 import type { Unit } from '../marks.ts';
 import { FormLexicon, type FormLexiconSpec } from '../form-lexicon.ts';
-import { prepare, slotFeatures, type TaggerFeatureSpec } from '../tagger-features.ts';
+import { maxSlotFeatures, prepare, slotFeaturesInto, type TaggerFeatureSpec } from '../tagger-features.ts';
 import { diacritizeEngine } from './common.ts';
 
 
@@ -71,25 +71,66 @@ export function applyLexicon(m: Loaded, language: string, us: readonly Unit[], s
 }
 
 /**
+ * A micro-batch's letters as the graph reads them: `ids` int32[N × L] (L =
+ * {@link maxSlotFeatures}, padded with `buckets`), `scale` float32[N] (1 / a row's
+ * features) and each row's candidate classes.
+ */
+export interface FeatureBatch { ids: Int32Array; scale: Float32Array; candidates: Array<readonly number[]>; }
+
+/** An empty {@link FeatureBatch} of `n` rows for the model's features. */
+function featureBatch(m: Loaded, n: number): FeatureBatch {
+  return { ids: new Int32Array(n * maxSlotFeatures(m.features)).fill(m.features.buckets), scale: new Float32Array(n), candidates: new Array<readonly number[]>(n) };
+}
+
+/**
+ * The feature batch of every slot of the texts, in text order (features written in place,
+ * no array per letter).
+ */
+export function textFeatures(m: Loaded, texts: ReadonlyArray<{ us: readonly Unit[]; slots: readonly Slot[]; language: string }>): FeatureBatch {
+  let n = 0;
+  for (const t of texts) n += t.slots.length;
+  const b = featureBatch(m, n);
+  const L = maxSlotFeatures(m.features);
+  let row = 0;
+  for (const t of texts) {
+    if (t.slots.length === 0) continue;
+    const p = prepare(t.us);
+    for (const slot of t.slots) {
+      b.scale[row] = 1 / slotFeaturesInto(p, slot.unit, t.language, m.features, b.ids, row * L);
+      b.candidates[row++] = slot.candidates;
+    }
+  }
+  return b;
+}
+
+/**
  * Class probabilities of letters in one onnxruntime call.
  * @returns float32[rows × classes], row-major in the order of `rows`
  */
 export async function scoreSlots(m: Loaded, rows: readonly Row[]): Promise<Float32Array> {
-  const C = m.classes.length;
-  const N = rows.length;
-  if (N === 0) return new Float32Array(0);
-  let L = 1;
-  for (const r of rows) if (r.ids.length > L) L = r.ids.length;
-  const ids = new Int32Array(N * L).fill(m.features.buckets);
-  const scale = new Float32Array(N);
-  const mask = new Float32Array(N * C).fill(EXCLUDED);
+  const b = featureBatch(m, rows.length);
+  const L = maxSlotFeatures(m.features);
   rows.forEach((r, n) => {
-    ids.set(r.ids, n * L);
-    scale[n] = 1 / r.ids.length;
-    for (const c of r.slot.candidates) mask[n * C + c] = 0;
+    b.ids.set(r.ids, n * L);
+    b.scale[n] = 1 / r.ids.length;
+    b.candidates[n] = r.slot.candidates;
   });
+  return scoreBatch(m, b);
+}
+
+/**
+ * Class probabilities of a feature batch's letters in one onnxruntime call.
+ * @returns float32[N × classes], row-major in the batch's order
+ */
+export async function scoreBatch(m: Loaded, b: FeatureBatch): Promise<Float32Array> {
+  const C = m.classes.length;
+  const N = b.scale.length;
+  if (N === 0) return new Float32Array(0);
+  const L = b.ids.length / N;
+  const mask = new Float32Array(N * C).fill(EXCLUDED);
+  for (let n = 0; n < N; n++) for (const c of b.candidates[n]!) mask[n * C + c] = 0;
   const out = await m.session.run({
-    ids: new ort.Tensor('int32', ids, [N, L]), scale: new ort.Tensor('float32', scale, [N, 1]),
+    ids: new ort.Tensor('int32', b.ids, [N, L]), scale: new ort.Tensor('float32', b.scale, [N, 1]),
     inv_temperature: new ort.Tensor('float32', new Float32Array(N).fill(1), [N, 1]), prior_weight: new ort.Tensor('float32', new Float32Array(N), [N, 1]),
     log_prior: new ort.Tensor('float32', new Float32Array(C), [1, C]), mask: new ort.Tensor('float32', mask, [N, C]),
   });
@@ -99,14 +140,8 @@ export async function scoreSlots(m: Loaded, rows: readonly Row[]): Promise<Float
 /** Creates the engine. */
 export function createEngine(ctx: EngineContext): Engine<DiacritizeRequest, DiacritizeOutput> {
   return diacritizeEngine(ctx, (repo, name) => openTagger(repo, name, ctx), async (m, texts) => {
-    const rows: Row[] = [];
-    for (const t of texts) {
-      if (t.slots.length === 0) continue;
-      const p = prepare(t.us);
-      for (const slot of t.slots) rows.push({ item: t.i, slot, ids: slotFeatures(p, slot.unit, t.language, m.features) });
-    }
     const C = m.classes.length;
-    const probs = await scoreSlots(m, rows);
+    const probs = await scoreBatch(m, textFeatures(m, texts));
     let row = 0;
     return texts.map((t) => {
       const p = probs.subarray(row * C, (row + t.slots.length) * C);
