@@ -157,6 +157,20 @@ export const END = '</s>';
 /** Log probability of a mark the network does not allow for a letter (a lexicon form the class space lacks). */
 const LOG_FLOOR = Math.log(1e-9);
 
+/** Entries each lookup cache of a {@link LangLm} keeps before it starts again (about 10 MB at most). */
+export const LOOKUP_CACHE_MAX = 50_000;
+
+/** `m`'s value for `key`, computed by `make` and kept when missing; the map is emptied when it holds {@link LOOKUP_CACHE_MAX} entries. */
+function cached<V>(m: Map<string, V>, key: string, make: () => V): V {
+  let v = m.get(key);
+  if (v === undefined) {
+    v = make();
+    if (m.size >= LOOKUP_CACHE_MAX) m.clear();
+    m.set(key, v);
+  }
+  return v;
+}
+
 /** A per-language setting: the language's value, else `default`, else 0. */
 const perLanguage = (r: Readonly<Record<string, number>> | undefined, language: string): number => r?.[language] ?? r?.default ?? 0;
 
@@ -171,6 +185,15 @@ export class LangLm {
   private readonly keys: Buffer;
   private readonly dict: Buffer;
   private readonly dictStart: Uint32Array;
+  /**
+   * Lookups by string, kept: a text's words repeat (function words above all), and each
+   * binary search over the byte tables costs about 17 native compares. Bounded by
+   * {@link LOOKUP_CACHE_MAX} entries each; `formCache` by the number of forms.
+   */
+  private readonly idCache = new Map<string, number>();
+  private readonly formsCache = new Map<string, Uint32Array>();
+  private readonly dictCache = new Map<string, readonly string[]>();
+  private readonly formCache: string[] = [];
 
   constructor(readonly a: LangArrays, private readonly spec: WordLmSpec, language: string) {
     this.blob = bytesOf(a.forms);
@@ -189,21 +212,29 @@ export class LangLm {
   }
 
   /** The id of a form, or -1. */
-  id(form: string): number { return findSorted(this.blob, this.a.formStart, Buffer.from(form, 'utf8')); }
-
-  /** The form of an id. */
-  form(id: number): string { return this.blob.toString('utf8', this.a.formStart[id]!, this.a.formStart[id + 1]! - 1); }
-
-  /** The ids of a key's forms, most frequent first. */
-  formsOf(key: string): Uint32Array {
-    const k = findSorted(this.keys, this.a.keyStart, Buffer.from(key, 'utf8'));
-    return k < 0 ? new Uint32Array(0) : this.a.keyForms.subarray(this.a.keyFormStart[k]!, this.a.keyFormStart[k + 1]!);
+  id(form: string): number {
+    return cached(this.idCache, form, () => findSorted(this.blob, this.a.formStart, Buffer.from(form, 'utf8')));
   }
 
-  /** The dictionary forms of a key that the tables lack (Hunspell lexicon, word-lm-format.ts `dict`). */
-  dictionaryFormsOf(key: string): string[] {
-    const k = findLine(this.dict, this.dictStart, Buffer.from(key, 'utf8'));
-    return k < 0 ? [] : this.dict.toString('utf8', this.dictStart[k]!, this.dictStart[k + 1]! - 1).split('\t').slice(1);
+  /** The form of an id. */
+  form(id: number): string {
+    return (this.formCache[id] ??= this.blob.toString('utf8', this.a.formStart[id]!, this.a.formStart[id + 1]! - 1));
+  }
+
+  /** The ids of a key's forms, most frequent first (a view of the tables: not to be written). */
+  formsOf(key: string): Uint32Array {
+    return cached(this.formsCache, key, () => {
+      const k = findSorted(this.keys, this.a.keyStart, Buffer.from(key, 'utf8'));
+      return k < 0 ? new Uint32Array(0) : this.a.keyForms.subarray(this.a.keyFormStart[k]!, this.a.keyFormStart[k + 1]!);
+    });
+  }
+
+  /** The dictionary forms of a key that the tables lack (Hunspell lexicon, word-lm-format.ts `dict`); the array is shared: not to be written. */
+  dictionaryFormsOf(key: string): readonly string[] {
+    return cached(this.dictCache, key, () => {
+      const k = findLine(this.dict, this.dictStart, Buffer.from(key, 'utf8'));
+      return k < 0 ? [] : this.dict.toString('utf8', this.dictStart[k]!, this.dictStart[k + 1]! - 1).split('\t').slice(1);
+    });
   }
 
   /**

@@ -14,7 +14,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { firstHighVowel, harmonyHost, harmonyVowel, isApostropheSuffix } from '../../../services/capabilities/diacritize/languages.ts';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
-import { decodeText, DEFAULT_MAX_STATES, END, LangLm, START, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
+import { decodeText, DEFAULT_MAX_STATES, END, LangLm, LOOKUP_CACHE_MAX, START, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
 import { decodeWordLm, openWordLm, packWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
 import { buildClassLanguages, buildLanguages, CLASS_LANGUAGES, buildWordLm, DEFAULT_MIN_COUNT, MIN_COUNT } from '../../../scripts/word-lm.ts';
 import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
@@ -200,6 +200,17 @@ describe('word-level decoding', () => {
     probs[k * CLASSES.length + CLASSES.indexOf(classOf('á', 'a'))] = 0.001;
     const again = decodeText(m, 'vie', us, slots, probs, CLASSES, 0.01);
     expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen: again })).toBe('con gà');
+  });
+
+  it('answers its lookups the same when asked again and after LOOKUP_CACHE_MAX other keys emptied its caches', () => {
+    const lexicon = new Map<string, LexiconEntry>([['xẻng', { lexicon: 1, prior: 0 }]]);
+    const t = lm(LINES, SPEC, 1, lexicon).lang('vie')!;
+    const ask = () => ({ id: t.id('gà'), missing: t.id('qqq'), form: t.form(t.id('gà')), forms: [...t.formsOf('ga')].map((i) => t.form(i)), none: t.formsOf('qqq').length, dict: t.dictionaryFormsOf('xeng') });
+    const first = ask();
+    expect(first).toEqual({ id: expect.any(Number), missing: -1, form: 'gà', forms: ['gà', 'ga'], none: 0, dict: ['xẻng'] });
+    expect(ask()).toEqual(first);
+    for (let i = 0; i <= LOOKUP_CACHE_MAX; i++) { t.id(`q${i}`); t.formsOf(`q${i}`); t.dictionaryFormsOf(`q${i}`); }
+    expect(ask()).toEqual(first);
   });
 
   it('restores a word the training text never wrote from the dictionary, where the network hesitates', () => {
