@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { DIACRITICS_SOURCES, NEWS_DEV } from '../../../scripts/diacritics-data.ts';
 import { CLASS_LANGUAGES } from '../../../scripts/word-lm.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDiacnet, scoreTexts } from '../../../services/capabilities/diacritize/backends/diacnet.ts';
+import { LENGTH_CLASS, openDiacnet, runsOf, scoreTexts } from '../../../services/capabilities/diacritize/backends/diacnet.ts';
 import { packedParts } from '../../../services/capabilities/diacritize/word-lm-format.ts';
 import { planBatch } from '../../../services/capabilities/diacritize/backends/common.ts';
 import { createEngine as createLidEngine } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
@@ -110,6 +110,20 @@ describe('diacnet backend', () => {
     expect(batch.body.errors).toEqual([expect.objectContaining({ index: 0, code: 'INFERENCE_FAILED' }), expect.objectContaining({ index: 2, code: 'INFERENCE_FAILED' })]);
     // only the restored text is billed
     expect(batch.body.usage.characters).toBe('Bugun hava cok guzel.'.length);
+  });
+
+  it('runs windows with others of their length class, each window once, at most perRun a call', () => {
+    const lengths = [300, 40, 100, 384, 120, 33, 97, 64, 384, 128, 65, 1];
+    const windows = lengths.map((n, text) => ({ text, readFrom: 10, from: 10, to: 10 + n, readTo: 10 + n }));
+    const runs = runsOf(windows, 2);
+    expect(runs.flat().sort((a, b) => a - b)).toEqual(lengths.map((_, i) => i));
+    const cls = (i: number) => Math.ceil(lengths[i]! / LENGTH_CLASS);
+    for (const run of runs) {
+      expect(run.length).toBeLessThanOrEqual(2);
+      expect(new Set(run.map(cls)).size).toBe(1);
+    }
+    // shortest classes first (of 32 characters: 1 | 33 40 64 | 65 | 97 100 120 128 | 300 | 384), windows in their order within a class
+    expect(runs.map((r) => r.map((i) => lengths[i]))).toEqual([[1], [40, 33], [64], [65], [100, 120], [97, 128], [300], [384, 384]]);
   });
 
   it('refuses to load a model whose features_per_letter is below the features a letter can have (they are written in place, row after row)', async () => {

@@ -10,7 +10,8 @@
  * text is cut into windows of {@link WINDOW} characters read with {@link MARGIN}
  * characters of context on each side (more than the network's receptive field, so a
  * window's answer equals the whole text's), and the windows of a micro-batch run
- * {@link WINDOWS_PER_RUN} at a time, so memory stays bounded whatever the texts' lengths
+ * {@link WINDOWS_PER_RUN} at a time, with windows of their length ({@link runsOf}: little
+ * padding), so memory stays bounded whatever the texts' lengths
  * (64 × 20,000 characters is 1.28 M characters × 90 classes). `language: auto`, the plan
  * of a micro-batch and the restoration rule are shared with diactag (backends/common.ts,
  * tagger.ts), and so is `hints` (applyHints: a hint given as the marked word is used, a
@@ -36,6 +37,33 @@ export const WINDOW = 256;
 export const MARGIN = 64;
 /** Windows per onnxruntime call. */
 const WINDOWS_PER_RUN = 64;
+/**
+ * Windows are run with others of their length class (read length rounded up to this many
+ * characters), so that a call's padding, which the network computes as it does letters,
+ * stays under this many characters a window.
+ */
+export const LENGTH_CLASS = 32;
+
+/**
+ * The windows' onnxruntime calls: each holds windows of one length class
+ * ({@link LENGTH_CLASS}), at most `perRun`, shortest classes first.
+ * @returns indexes into `windows`, one array per call
+ */
+export function runsOf(windows: readonly Window[], perRun = WINDOWS_PER_RUN): number[][] {
+  const byClass = new Map<number, number[]>();
+  windows.forEach((w, i) => {
+    const c = Math.ceil((w.readTo - w.readFrom) / LENGTH_CLASS);
+    let list = byClass.get(c);
+    if (!list) byClass.set(c, (list = []));
+    list.push(i);
+  });
+  const runs: number[][] = [];
+  for (const c of [...byClass.keys()].sort((a, b) => a - b)) {
+    const list = byClass.get(c)!;
+    for (let i = 0; i < list.length; i += perRun) runs.push(list.slice(i, i + perRun));
+  }
+  return runs;
+}
 
 /** A loaded diacnet model. */
 export interface DiacnetModel {
@@ -83,7 +111,7 @@ export async function openDiacnet(repo: ModelRepository, name: string, ctx: Pick
 }
 
 /** A window of a text: units [from, to) answered, read from `readFrom`. */
-interface Window { text: number; readFrom: number; from: number; to: number; readTo: number; }
+export interface Window { text: number; readFrom: number; from: number; to: number; readTo: number; }
 
 /**
  * Class probabilities of every letter with a choice of the texts, through the network.
@@ -113,8 +141,8 @@ export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[],
       windows.push({ text: ti, readFrom: Math.max(0, from - margin), from, to, readTo: Math.min(t.us.length, to + margin) });
     }
   });
-  for (let w0 = 0; w0 < windows.length; w0 += WINDOWS_PER_RUN) {
-    const ws = windows.slice(w0, w0 + WINDOWS_PER_RUN);
+  for (const run of runsOf(windows)) {
+    const ws = run.map((i) => windows[i]!);
     const N = ws.length;
     const T = Math.max(...ws.map((w) => w.readTo - w.readFrom));
     const chars = new Int32Array(N * T);
