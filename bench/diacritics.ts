@@ -10,7 +10,9 @@
  * Figures (scripts/diacritics-score.ts): alpha-word accuracy per set, language and model
  * (Vietnamese compared in one tone placement, "hòa" = "hoà"); for Arabic also the
  * diacritic error rate (DER), with case endings and without; speed in characters per
- * second on one core at batch 64 (one onnxruntime thread); each model's load time (from
+ * second on one core at batch 64 (one onnxruntime thread; bench/diacritics-pool.ts: timed
+ * for at least 3 s after a warm-up pass; `npm run bench:diacritics-speed -- --baseline
+ * REF` runs the same pass in fresh processes, alternating with REF); each model's load time (from
  * nothing loaded to ready, in this process) and its characters/s on one text of 20,000
  * characters beside one of 200 (Vietnamese and Polish news text), so that a decoder
  * slower than linear in the text's length shows; the seconds one hostile text takes (20,000
@@ -36,6 +38,7 @@ import { applyLexicon, openTagger, scoreSlots, type Loaded, type Row } from '../
 import { bestClass, formFrom, slotsOf, type Slot } from '../services/capabilities/diacritize/tagger.ts';
 import { prepare, slotFeatures } from '../services/capabilities/diacritize/tagger-features.ts';
 import { ModelRepository } from '../services/models/repository.ts';
+import { batchPass, speedPool } from './diacritics-pool.ts';
 import { BACKENDS, capabilityModule } from '../services/capabilities/index.ts';
 import type { DiacritizeOutput, DiacritizeRequest } from '../services/events/contract.ts';
 import type { Engine, EngineContext } from '../services/workers/engines/types.ts';
@@ -152,16 +155,7 @@ for (const { name } of capabilityModule('diacritize').models) {
   }
 
   // speed: batches of 64 held-out sentences of 80–120 characters without marks, through the backend
-  const pool = LANGS.flatMap((l) => held.get(l)!.filter((t) => t.length >= 80 && t.length <= 120).slice(0, 64).map((t) => request(name, stripMarks(t), l)));
-  let chars = 0; const start = process.hrtime.bigint();
-  for (let rep = 0; rep < 3; rep++) {
-    for (let i = 0; i < pool.length; i += 64) {
-      const batch = pool.slice(i, i + 64);
-      await engine.run(name, batch);
-      for (const x of batch) chars += Array.from(x.text).length;
-    }
-  }
-  const s = Number(process.hrtime.bigint() - start) / 1e9;
+  const charsPerSecond = await batchPass(engine, name, speedPool(name, (l) => held.get(l)!));
   // one long text against one short one, alone (the decoder's cost per character should not grow with the length)
   const single = async (lang: string, n: number, reps: number) => {
     const text = newsText(lang, n);
@@ -177,7 +171,7 @@ for (const { name } of capabilityModule('diacritize').models) {
   const t = process.hrtime.bigint();
   await engine.run(name, [request(name, HOSTILE_VIE, 'vie')]);
   lengths['hostile vie 20,000 chars: s'] = (Number(process.hrtime.bigint() - t) / 1e9).toFixed(2);
-  speed.push({ model: name, 'load ms': Math.round(loadMs), 'characters/s (1 core, batch 64)': Math.round(chars / s), ...lengths, 'model size MB (all files of its folder)': (folderBytes(cfg.dir) / 1e6).toFixed(1) });
+  speed.push({ model: name, 'load ms': Math.round(loadMs), 'characters/s (1 core, batch 64)': Math.round(charsPerSecond), ...lengths, 'model size MB (all files of its folder)': (folderBytes(cfg.dir) / 1e6).toFixed(1) });
   await engine.unload(name);
 
   if (cfg.backend === 'diactag') calibration.push(...await taggerCalibration(name));
