@@ -157,11 +157,21 @@ export const END = '</s>';
 /** Log probability of a mark the network does not allow for a letter (a lexicon form the class space lacks). */
 const LOG_FLOOR = Math.log(1e-9);
 
-/** Entries each lookup cache of a {@link LangLm} keeps before it starts again (about 10 MB at most). */
-export const LOOKUP_CACHE_MAX = 50_000;
+/** Entries each lookup cache of a {@link LangLm} keeps before it starts again. */
+export const LOOKUP_CACHE_MAX = 16_384;
+/**
+ * Longest key (UTF-16 code units) a lookup cache keeps; a longer one is looked up every
+ * time. With {@link LOOKUP_CACHE_MAX}, a cache holds a few MB at most whatever words
+ * clients send (16,384 keys of up to 80 bytes, each with its entry).
+ */
+export const LOOKUP_CACHE_KEY_MAX = 40;
 
-/** `m`'s value for `key`, computed by `make` and kept when missing; the map is emptied when it holds {@link LOOKUP_CACHE_MAX} entries. */
+/**
+ * `m`'s value for `key`, computed by `make` and kept when missing (keys up to
+ * {@link LOOKUP_CACHE_KEY_MAX}); the map is emptied when it holds {@link LOOKUP_CACHE_MAX} entries.
+ */
 function cached<V>(m: Map<string, V>, key: string, make: () => V): V {
+  if (key.length > LOOKUP_CACHE_KEY_MAX) return make();
   let v = m.get(key);
   if (v === undefined) {
     v = make();
@@ -188,7 +198,8 @@ export class LangLm {
   /**
    * Lookups by string, kept: a text's words repeat (function words above all), and each
    * binary search over the byte tables costs about 17 native compares. Bounded by
-   * {@link LOOKUP_CACHE_MAX} entries each; `formCache` by the number of forms.
+   * {@link LOOKUP_CACHE_MAX} entries of keys up to {@link LOOKUP_CACHE_KEY_MAX} each;
+   * `formCache` by the forms of the tables (the strings of the file's `forms` blob).
    */
   private readonly idCache = new Map<string, number>();
   private readonly formsCache = new Map<string, Uint32Array>();
@@ -210,6 +221,9 @@ export class LangLm {
     this.priorScale = perLanguage(spec.prior_weight, language) * a.tokens;
     this.den = a.tokens + spec.unigram_add * (types + 1) + this.lexiconAdd * lexicon + this.priorScale * prior;
   }
+
+  /** Entries the string lookup caches hold now (id, forms of a key, dictionary forms of a key). */
+  get cachedKeys(): number { return this.idCache.size + this.formsCache.size + this.dictCache.size; }
 
   /** The id of a form, or -1. */
   id(form: string): number {

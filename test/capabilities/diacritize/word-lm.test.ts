@@ -14,7 +14,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { firstHighVowel, harmonyHost, harmonyVowel, isApostropheSuffix } from '../../../services/capabilities/diacritize/languages.ts';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
-import { decodeText, DEFAULT_MAX_STATES, END, LangLm, LOOKUP_CACHE_MAX, START, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
+import { decodeText, DEFAULT_MAX_STATES, END, LangLm, LOOKUP_CACHE_KEY_MAX, LOOKUP_CACHE_MAX, START, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
 import { decodeWordLm, openWordLm, packWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
 import { buildClassLanguages, buildLanguages, CLASS_LANGUAGES, buildWordLm, DEFAULT_MIN_COUNT, MIN_COUNT } from '../../../scripts/word-lm.ts';
 import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
@@ -211,6 +211,14 @@ describe('word-level decoding', () => {
     expect(ask()).toEqual(first);
     for (let i = 0; i <= LOOKUP_CACHE_MAX; i++) { t.id(`q${i}`); t.formsOf(`q${i}`); t.dictionaryFormsOf(`q${i}`); }
     expect(ask()).toEqual(first);
+    // never more than LOOKUP_CACHE_MAX entries a cache, and no key longer than LOOKUP_CACHE_KEY_MAX kept (a client's words)
+    expect(t.cachedKeys).toBeLessThanOrEqual(3 * LOOKUP_CACHE_MAX);
+    const before = t.cachedKeys;
+    const long = 'a'.repeat(LOOKUP_CACHE_KEY_MAX + 1);
+    expect([t.id(long), t.formsOf(long).length, t.dictionaryFormsOf(long)]).toEqual([-1, 0, []]);
+    expect(t.cachedKeys).toBe(before);
+    t.id('a'.repeat(LOOKUP_CACHE_KEY_MAX));
+    expect(t.cachedKeys).toBe(before + 1);
   });
 
   it('restores a word the training text never wrote from the dictionary, where the network hesitates', () => {
