@@ -13,6 +13,7 @@
  * spelling of ƴ). Arabic hamza and madda (U+0653–U+0655) belong to their letters and
  * are kept.
  */
+import { BoundedMemo } from '../../lib/bounded-memo.ts';
 
 /** Letters whose marked form has no decomposition, and their base (Unicode has no decomposition for these). */
 const SPECIAL: Readonly<Record<string, string>> = {
@@ -68,21 +69,16 @@ export function units(text: string): Unit[] {
 }
 
 /** Units by their text: a text has few distinct ones, and NFD/NFC per unit is the cost. */
-const UNIT_CACHE = new Map<string, Unit>();
-const UNIT_CACHE_MAX = 50_000;
+const UNITS = new BoundedMemo<Unit>(50_000);
 function unitOf(u: string): Unit {
-  let unit = UNIT_CACHE.get(u);
-  if (!unit) {
+  return UNITS.get(u, () => {
     const stripped = stripMarks(u);
     const lower = stripped.toLowerCase();
     const letter = /^\p{L}$/u.test(stripped);
     const base = letter ? lower : stripped;
     const context = letter ? base : /\p{N}/u.test(base) ? '0' : /\s/u.test(base) ? ' ' : base;
-    unit = Object.freeze({ text: u, base, letter, upper: letter && lower !== stripped, marked: stripped !== u, context });
-    if (UNIT_CACHE.size >= UNIT_CACHE_MAX) UNIT_CACHE.clear();
-    UNIT_CACHE.set(u, unit);
-  }
-  return unit;
+    return Object.freeze({ text: u, base, letter, upper: letter && lower !== stripped, marked: stripped !== u, context });
+  });
 }
 
 /**

@@ -5,6 +5,7 @@
  * Arabic harakat as written after the letter), or `=<letter>` for a letter with no
  * decomposition (`=ł`, `=ı`, `=đ`, `=ɓ`, `=ɗ`, `=ƙ`, `=ƴ`). It never changes a letter.
  */
+import { BoundedMemo } from '../../lib/bounded-memo.ts';
 import { inCase, passThroughSpans, stripMarks, type Unit } from './marks.ts';
 
 /** Per language (ISO 639-3), per base letter: the class ids the letter may take (sorted). */
@@ -27,20 +28,12 @@ export function classIndexOf(classes: readonly string[]): ReadonlyMap<string, nu
 }
 
 /** Forms by base and class: a language has a few hundred, and two normalisations per restored letter were 3 % of diactag-2.0's time. */
-const FORM_CACHE = new Map<string, string>();
-const FORM_CACHE_MAX = 50_000;
+const FORMS = new BoundedMemo<string>(50_000);
 
 /** The lower-case form of `base` with class `cls` (NFC). */
 export function formFrom(base: string, cls: string): string {
   if (cls.startsWith('=')) return cls.slice(1);
-  const key = `${base}\u0000${cls}`;
-  let form = FORM_CACHE.get(key);
-  if (form === undefined) {
-    form = (base.normalize('NFD') + cls).normalize('NFC');
-    if (FORM_CACHE.size >= FORM_CACHE_MAX) FORM_CACHE.clear();
-    FORM_CACHE.set(key, form);
-  }
-  return form;
+  return FORMS.get(`${base}\u0000${cls}`, () => (base.normalize('NFD') + cls).normalize('NFC'));
 }
 
 /** A letter the model decides: its unit index and its candidates. */

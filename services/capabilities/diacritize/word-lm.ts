@@ -47,6 +47,7 @@ import { EngineError } from '../../workers/engines/types.ts';
 import { formOf, units, type Unit } from './marks.ts';
 import { bestClass, classIndexOf, classOf, formFrom, wordsWithSlots, type Slot, type Word } from './tagger.ts';
 import { firstHighVowel, HIGH_VOWEL_PAIRS, harmonyHost, harmonyVowel, isApostropheSuffix } from './languages.ts';
+import { BoundedMemo } from '../../lib/bounded-memo.ts';
 import { bytesOf, findIn, findLine, findSorted, lineStarts, openWordLm, type LangArrays } from './word-lm-format.ts';
 
 /** Settings of the word-level rescoring (config.json `word_lm`). */
@@ -166,21 +167,6 @@ export const LOOKUP_CACHE_MAX = 16_384;
  */
 export const LOOKUP_CACHE_KEY_MAX = 40;
 
-/**
- * `m`'s value for `key`, computed by `make` and kept when missing (keys up to
- * {@link LOOKUP_CACHE_KEY_MAX}); the map is emptied when it holds {@link LOOKUP_CACHE_MAX} entries.
- */
-function cached<V>(m: Map<string, V>, key: string, make: () => V): V {
-  if (key.length > LOOKUP_CACHE_KEY_MAX) return make();
-  let v = m.get(key);
-  if (v === undefined) {
-    v = make();
-    if (m.size >= LOOKUP_CACHE_MAX) m.clear();
-    m.set(key, v);
-  }
-  return v;
-}
-
 /** A per-language setting: the language's value, else `default`, else 0. */
 const perLanguage = (r: Readonly<Record<string, number>> | undefined, language: string): number => r?.[language] ?? r?.default ?? 0;
 
@@ -201,9 +187,9 @@ export class LangLm {
    * {@link LOOKUP_CACHE_MAX} entries of keys up to {@link LOOKUP_CACHE_KEY_MAX} each;
    * `formCache` by the forms of the tables (the strings of the file's `forms` blob).
    */
-  private readonly idCache = new Map<string, number>();
-  private readonly formsCache = new Map<string, Uint32Array>();
-  private readonly dictCache = new Map<string, readonly string[]>();
+  private readonly idCache = new BoundedMemo<number>(LOOKUP_CACHE_MAX, LOOKUP_CACHE_KEY_MAX);
+  private readonly formsCache = new BoundedMemo<Uint32Array>(LOOKUP_CACHE_MAX, LOOKUP_CACHE_KEY_MAX);
+  private readonly dictCache = new BoundedMemo<readonly string[]>(LOOKUP_CACHE_MAX, LOOKUP_CACHE_KEY_MAX);
   private readonly formCache: string[] = [];
 
   constructor(readonly a: LangArrays, private readonly spec: WordLmSpec, language: string) {
@@ -227,7 +213,7 @@ export class LangLm {
 
   /** The id of a form, or -1. */
   id(form: string): number {
-    return cached(this.idCache, form, () => findSorted(this.blob, this.a.formStart, Buffer.from(form, 'utf8')));
+    return this.idCache.get(form, () => findSorted(this.blob, this.a.formStart, Buffer.from(form, 'utf8')));
   }
 
   /** The form of an id. */
@@ -237,7 +223,7 @@ export class LangLm {
 
   /** The ids of a key's forms, most frequent first (a view of the tables: not to be written). */
   formsOf(key: string): Uint32Array {
-    return cached(this.formsCache, key, () => {
+    return this.formsCache.get(key, () => {
       const k = findSorted(this.keys, this.a.keyStart, Buffer.from(key, 'utf8'));
       return k < 0 ? new Uint32Array(0) : this.a.keyForms.subarray(this.a.keyFormStart[k]!, this.a.keyFormStart[k + 1]!);
     });
@@ -245,7 +231,7 @@ export class LangLm {
 
   /** The dictionary forms of a key that the tables lack (Hunspell lexicon, word-lm-format.ts `dict`); the array is shared: not to be written. */
   dictionaryFormsOf(key: string): readonly string[] {
-    return cached(this.dictCache, key, () => {
+    return this.dictCache.get(key, () => {
       const k = findLine(this.dict, this.dictStart, Buffer.from(key, 'utf8'));
       return k < 0 ? [] : this.dict.toString('utf8', this.dictStart[k]!, this.dictStart[k + 1]! - 1).split('\t').slice(1);
     });
