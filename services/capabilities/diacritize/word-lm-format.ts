@@ -66,17 +66,24 @@ export interface LangArrays {
 }
 
 const NAMES = ['forms', 'formStart', 'count', 'followers', 'lexicon', 'prior', 'keys', 'keyStart', 'keyFormStart', 'keyForms', 'biStart', 'biNext', 'biCount', 'biFollowers', 'triStart', 'triNext', 'triCount', 'dict', 'dictLen'] as const;
-const typeOf = (a: Uint8Array | Uint16Array | Uint32Array | Float32Array): ArrayType => (a instanceof Uint8Array ? 'u8' : a instanceof Uint16Array ? 'u16' : a instanceof Uint32Array ? 'u32' : 'f32');
+const typeOf = (a: TypedArray): ArrayType => (a instanceof Uint8Array ? 'u8' : a instanceof Uint16Array ? 'u16' : a instanceof Uint32Array ? 'u32' : 'f32');
 
-/** The uncompressed file for the given languages' arrays (gzip it to write the model file). */
-export function encodeWordLm(langs: ReadonlyMap<string, LangArrays>): Buffer {
-  const header: WordLmHeader = { languages: {} };
+/** A typed array of one of the {@link ArrayType}s. */
+export type TypedArray = Uint8Array | Uint16Array | Uint32Array | Float32Array;
+
+/**
+ * A file of named typed arrays in groups (one group per language): the ASCII `magic`, a
+ * little-endian uint32 with the byte length of a JSON header, the header, zero padding to
+ * a multiple of 4, then the arrays, each starting at a multiple of 4 (little-endian). The
+ * header is what `header` makes of each group's array references (byte offset from the
+ * start of the body, element count, type).
+ */
+export function encodeTables(magic: string, groups: ReadonlyArray<Readonly<Record<string, TypedArray>>>, header: (refs: Array<Record<string, ArrayRef>>) => unknown): Buffer {
   const parts: Buffer[] = [];
   let offset = 0;
-  for (const [lang, a] of langs) {
+  const refs = groups.map((g) => {
     const arrays: Record<string, ArrayRef> = {};
-    for (const name of NAMES) {
-      const arr = a[name];
+    for (const [name, arr] of Object.entries(g)) {
       const bytes = Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength);
       arrays[name] = [offset, arr.length, typeOf(arr)];
       parts.push(bytes);
@@ -84,13 +91,43 @@ export function encodeWordLm(langs: ReadonlyMap<string, LangArrays>): Buffer {
       const pad = (4 - (offset % 4)) % 4;
       if (pad) { parts.push(Buffer.alloc(pad)); offset += pad; }
     }
-    header.languages[lang] = { tokens: a.tokens, lexiconForms: a.lexiconForms, arrays };
-  }
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const head = Buffer.concat([Buffer.from(MAGIC, 'ascii'), Buffer.alloc(4)]);
-  head.writeUInt32LE(json.length, MAGIC.length);
+    return arrays;
+  });
+  const json = Buffer.from(JSON.stringify(header(refs)), 'utf8');
+  const head = Buffer.concat([Buffer.from(magic, 'ascii'), Buffer.alloc(4)]);
+  head.writeUInt32LE(json.length, magic.length);
   const before = head.length + json.length;
   return Buffer.concat([head, json, Buffer.alloc((4 - (before % 4)) % 4), ...parts]);
+}
+
+/**
+ * The header of a file of {@link encodeTables} and a function that gives an array of it
+ * as a view of the file's bytes (no copy but one, to align the file).
+ * @param data the file's bytes, gzip-compressed or not
+ * @param what the file's kind, for the error, and `fix` what to do about it
+ * @throws Error when the file does not start with `magic`
+ */
+export function decodeTables<H>(magic: string, data: Buffer, what: string, fix = ''): { header: H; view: (ref: ArrayRef) => TypedArray } {
+  let buf = data[0] === 0x1f && data[1] === 0x8b ? gunzipSync(data) : data;
+  if (buf.toString('ascii', 0, magic.length) !== magic) throw new Error(`${what}: not a ${magic.trim()} file${fix}`);
+  if (buf.byteOffset % 4 !== 0) buf = Buffer.from(buf);
+  const len = buf.readUInt32LE(magic.length);
+  const start = magic.length + 4;
+  const header = JSON.parse(buf.toString('utf8', start, start + len)) as H;
+  const body = start + len + ((4 - ((start + len) % 4)) % 4);
+  const view = ([off, n, type]: ArrayRef): TypedArray => {
+    const at = buf.byteOffset + body + off;
+    return type === 'u8' ? new Uint8Array(buf.buffer, at, n) : type === 'u16' ? new Uint16Array(buf.buffer, at, n) : type === 'u32' ? new Uint32Array(buf.buffer, at, n) : new Float32Array(buf.buffer, at, n);
+  };
+  return { header, view };
+}
+
+/** The uncompressed file for the given languages' arrays (gzip it to write the model file). */
+export function encodeWordLm(langs: ReadonlyMap<string, LangArrays>): Buffer {
+  const entries = [...langs];
+  return encodeTables(MAGIC, entries.map(([, a]) => Object.fromEntries(NAMES.map((n) => [n, a[n]]))), (refs) => ({
+    languages: Object.fromEntries(entries.map(([lang, a], i) => [lang, { tokens: a.tokens, lexiconForms: a.lexiconForms, arrays: refs[i]! }])),
+  }) satisfies WordLmHeader);
 }
 
 /**
@@ -100,23 +137,49 @@ export function encodeWordLm(langs: ReadonlyMap<string, LangArrays>): Buffer {
  */
 export function decodeWordLm(data: Buffer): Map<string, LangArrays> {
   if (data.toString('ascii', 0, PACKED_MAGIC.length) === PACKED_MAGIC) return new Map([...openWordLm(data)].map(([lang, load]) => [lang, load()]));
-  let buf = data[0] === 0x1f && data[1] === 0x8b ? gunzipSync(data) : data;
-  if (buf.toString('ascii', 0, MAGIC.length) !== MAGIC) throw new Error('word LM: not a lmstream-word-lm-2 file (rebuild it with scripts/word-lm.ts)');
-  if (buf.byteOffset % 4 !== 0) buf = Buffer.from(buf);
-  const len = buf.readUInt32LE(MAGIC.length);
-  const start = MAGIC.length + 4;
-  const header = JSON.parse(buf.toString('utf8', start, start + len)) as WordLmHeader;
-  const body = start + len + ((4 - ((start + len) % 4)) % 4);
+  const { header, view } = decodeTables<WordLmHeader>(MAGIC, data, 'word LM', ' (rebuild it with scripts/word-lm.ts)');
   const out = new Map<string, LangArrays>();
   for (const [lang, l] of Object.entries(header.languages)) {
-    const view = (name: string) => {
-      const [off, n, type] = l.arrays[name]!;
-      const at = buf.byteOffset + body + off;
-      return type === 'u8' ? new Uint8Array(buf.buffer, at, n) : type === 'u16' ? new Uint16Array(buf.buffer, at, n) : type === 'u32' ? new Uint32Array(buf.buffer, at, n) : new Float32Array(buf.buffer, at, n);
-    };
-    out.set(lang, Object.assign({ tokens: l.tokens, lexiconForms: l.lexiconForms }, Object.fromEntries(NAMES.map((n) => [n, view(n)]))) as unknown as LangArrays);
+    out.set(lang, Object.assign({ tokens: l.tokens, lexiconForms: l.lexiconForms }, Object.fromEntries(NAMES.map((n) => [n, view(l.arrays[n]!)]))) as unknown as LangArrays);
   }
   return out;
+}
+
+/**
+ * A packed file: the ASCII `magic`, a little-endian uint32 with the byte length of a JSON
+ * index (`{"languages": {"pol": [offset, length], ...}}`, byte ranges after the index),
+ * then each part gzip-compressed on its own (level 9), so that a reader decompresses a
+ * part on its first use ({@link packedPartsOf}).
+ */
+export function packParts(magic: string, parts: ReadonlyMap<string, Buffer>): Buffer {
+  const index: Record<string, [offset: number, length: number]> = {};
+  const members: Buffer[] = [];
+  let offset = 0;
+  for (const [lang, bytes] of parts) {
+    const gz = gzipSync(bytes, { level: 9 });
+    index[lang] = [offset, gz.length];
+    members.push(gz);
+    offset += gz.length;
+  }
+  const json = Buffer.from(JSON.stringify({ languages: index }), 'utf8');
+  const head = Buffer.alloc(magic.length + 4);
+  head.write(magic, 0, 'ascii');
+  head.writeUInt32LE(json.length, magic.length);
+  return Buffer.concat([head, json, ...members]);
+}
+
+/**
+ * Where each part of a packed file ({@link packParts}) lies: its byte range [from, to) in
+ * `data`, read from the index.
+ * @throws Error when `data` does not start with `magic` (the message names `what`)
+ */
+export function packedPartsOf(magic: string, data: Buffer, what: string): Map<string, [from: number, to: number]> {
+  if (data.toString('ascii', 0, magic.length) !== magic) throw new Error(`${what}: not a packed file`);
+  const len = data.readUInt32LE(magic.length);
+  const start = magic.length + 4;
+  const { languages } = JSON.parse(data.toString('utf8', start, start + len)) as { languages: Record<string, [number, number]> };
+  const body = start + len;
+  return new Map(Object.entries(languages).map(([lang, [off, n]]) => [lang, [body + off, body + off + n]]));
 }
 
 /**
@@ -124,20 +187,7 @@ export function decodeWordLm(data: Buffer): Map<string, LangArrays> {
  * is gzip-compressed on its own (level 9).
  */
 export function packWordLm(langs: ReadonlyMap<string, LangArrays>): Buffer {
-  const index: Record<string, [offset: number, length: number]> = {};
-  const members: Buffer[] = [];
-  let offset = 0;
-  for (const [lang, a] of langs) {
-    const gz = gzipSync(encodeWordLm(new Map([[lang, a]])), { level: 9 });
-    index[lang] = [offset, gz.length];
-    members.push(gz);
-    offset += gz.length;
-  }
-  const json = Buffer.from(JSON.stringify({ languages: index }), 'utf8');
-  const head = Buffer.alloc(PACKED_MAGIC.length + 4);
-  head.write(PACKED_MAGIC, 0, 'ascii');
-  head.writeUInt32LE(json.length, PACKED_MAGIC.length);
-  return Buffer.concat([head, json, ...members]);
+  return packParts(PACKED_MAGIC, new Map([...langs].map(([lang, a]) => [lang, encodeWordLm(new Map([[lang, a]]))])));
 }
 
 /**
@@ -160,17 +210,12 @@ export function openWordLm(data: Buffer): Map<string, () => LangArrays> {
 }
 
 /**
- * Where each language's gzip part lies in a packed file (module comment): its byte range
- * [from, to) in `data`, read from the index.
+ * Where each language's gzip part lies in a packed word-model file (module comment): its
+ * byte range [from, to) in `data`, read from the index.
  * @throws Error when `data` is not a packed file
  */
 export function packedParts(data: Buffer): Map<string, [from: number, to: number]> {
-  if (data.toString('ascii', 0, PACKED_MAGIC.length) !== PACKED_MAGIC) throw new Error('word LM: not a packed file');
-  const len = data.readUInt32LE(PACKED_MAGIC.length);
-  const start = PACKED_MAGIC.length + 4;
-  const { languages } = JSON.parse(data.toString('utf8', start, start + len)) as { languages: Record<string, [number, number]> };
-  const body = start + len;
-  return new Map(Object.entries(languages).map(([lang, [off, n]]) => [lang, [body + off, body + off + n]]));
+  return packedPartsOf(PACKED_MAGIC, data, 'word LM');
 }
 
 /** A Buffer view of an array's bytes (no copy), for byte comparisons and decoding. */
