@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { DIACRITICS_SOURCES, NEWS_DEV } from '../../../scripts/diacritics-data.ts';
 import { CLASS_LANGUAGES } from '../../../scripts/word-lm.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LENGTH_CLASS, openDiacnet, runsOf, scoreTexts } from '../../../services/capabilities/diacritize/backends/diacnet.ts';
+import { LENGTH_CLASS, openDiacnet, receptiveRadius, runsOf, scoreTexts } from '../../../services/capabilities/diacritize/backends/diacnet.ts';
 import { packedParts } from '../../../services/capabilities/diacritize/word-lm-format.ts';
 import { planBatch } from '../../../services/capabilities/diacritize/backends/common.ts';
 import { createEngine as createLidEngine } from '../../../services/capabilities/language-id/backends/lid-embedding-bag.ts';
@@ -135,10 +135,19 @@ describe('diacnet backend', () => {
     await expect(openDiacnet(new ModelRepository(bad), MODEL, { executionProvider: 'cpu', intraOpThreads: 1 })).rejects.toThrow(/features_per_letter 21 is below the 22 features a letter can have/);
   });
 
+  it('reads windows with the network\'s receptive radius of context: (kernel − 1) / 2 × the dilations', () => {
+    expect(receptiveRadius({ dilations: [1, 2, 4, 8, 16, 1, 2, 4], kernel: 5 })).toBe(76);
+    expect(receptiveRadius({ dilations: [1, 2, 4, 8, 1, 2], kernel: 5 })).toBe(36);
+    expect(receptiveRadius({ dilations: [1, 2], kernel: 3 })).toBe(3);
+    expect(receptiveRadius(undefined)).toBe(64);
+  });
+
   it('gives a long text cut into windows the probabilities of the whole text read at once', async () => {
     const m = await openDiacnet(new ModelRepository(repo), MODEL, { executionProvider: 'cpu', intraOpThreads: 1 });
+    expect(m.margin).toBe(receptiveRadius(JSON.parse(readFileSync(join(repo, MODEL, 'config.json'), 'utf8')).training));
     const lid = createLidEngine({ repository: repo, executionProvider: 'cpu', intraOpThreads: 1 });
-    const long = Array.from({ length: 30 }, (_, i) => `Zazolc ${i} gesla jazn, prosze bardzo.`).join(' ');
+    // no two sentences alike, so that a window that misses context would answer otherwise
+    const long = Array.from({ length: 30 }, (_, i) => `Zazolc ${i} gesla ${'jazn'.slice(i % 4)}, prosze ${'bardzo'.repeat(1 + (i % 3))} ${i * i}.`).join(' ');
     const { texts } = await planBatch([{ text: long, model: MODEL, language: 'pol', caseEndings: true, hints: null, aligned: true, minConfidence: 0 }], m.candidates, lid, m.lidModel);
     expect(texts[0]!.us.length).toBeGreaterThan(1000);
     const [windowed] = await scoreTexts(m, texts);
@@ -146,7 +155,12 @@ describe('diacnet backend', () => {
     expect(windowed!.length).toBe(whole!.length);
     let maxDiff = 0;
     for (let i = 0; i < whole!.length; i++) maxDiff = Math.max(maxDiff, Math.abs(windowed![i]! - whole![i]!));
-    expect(maxDiff).toBeLessThan(1e-4);
+    expect(maxDiff).toBeLessThan(1e-5);
+    // with less context than the radius, letters near the windows' edges answer otherwise
+    const [short] = await scoreTexts(m, texts, 256, Math.floor(m.margin / 4));
+    let shortDiff = 0;
+    for (let i = 0; i < whole!.length; i++) shortDiff = Math.max(shortDiff, Math.abs(short![i]! - whole![i]!));
+    expect(shortDiff).toBeGreaterThan(1e-4);
     await m.session.release();
   });
 });

@@ -7,9 +7,9 @@
  * frequency-list priors, pick word by word among the forms the training text or a
  * dictionary writes and the network's own (word-lm.ts, word-lm-format.ts; config.json
  * `word_lm`). A
- * text is cut into windows of {@link WINDOW} characters read with {@link MARGIN}
- * characters of context on each side (more than the network's receptive field, so a
- * window's answer equals the whole text's), and the windows of a micro-batch run
+ * text is cut into windows of {@link WINDOW} characters read with the network's receptive
+ * radius of context on each side ({@link receptiveRadius}: 76 characters for diacnet-2.0,
+ * 36 for diacnet-mini-2.0; so a window's answer equals the whole text's), and the windows of a micro-batch run
  * {@link WINDOWS_PER_RUN} at a time, with windows of their length ({@link runsOf}: little
  * padding), so memory stays bounded whatever the texts' lengths
  * (64 × 20,000 characters is 1.28 M characters × 90 classes). `language: auto`, the plan
@@ -33,8 +33,22 @@ import { diacritizeEngine, type PlannedText } from './common.ts';
 
 /** Characters a window answers for. */
 export const WINDOW = 256;
-/** Characters of context read on each side of a window (the 4-layer network sees ±30). */
+/** Characters of context read on each side of a window when config.json gives no network shape to compute it from ({@link receptiveRadius}). */
 export const MARGIN = 64;
+
+/**
+ * The characters on each side of a letter that the network reads: (kernel − 1) / 2 ×
+ * the sum of the convolutions' dilations (config.json `training`, scripts/train_diacnet.py;
+ * a residual stack of dilated convolutions, van den Oord et al. 2016, "WaveNet", §2.1);
+ * {@link MARGIN} without them. diacnet-2.0 (kernel 5, dilations 1, 2, 4, 8, 16, 1, 2, 4):
+ * 76; until this was computed its windows were read with 64 on each side, so a letter
+ * near a window's edge of a long text missed the farthest taps of the widest layers.
+ */
+export function receptiveRadius(training: { dilations?: readonly number[]; kernel?: number } | undefined): number {
+  const d = training?.dilations; const k = training?.kernel;
+  if (!Array.isArray(d) || d.length === 0 || !(Number(k) >= 1)) return MARGIN;
+  return Math.floor((Number(k) - 1) / 2) * d.reduce((s, x) => s + Number(x), 0);
+}
 /** Windows per onnxruntime call. */
 const WINDOWS_PER_RUN = 64;
 /**
@@ -78,6 +92,8 @@ export interface DiacnetModel {
   /** the letters' hashed context features (the network's word-level input) and ids per letter */
   features: TaggerFeatureSpec;
   featuresPerLetter: number;
+  /** characters of context read on each side of a window ({@link receptiveRadius}) */
+  margin: number;
   lidModel: string;
   /** the word lexicon and bigram language model that rescore the network's choices (config.json `word_lm`), or null for the network alone */
   wordLm: WordLm | null;
@@ -106,6 +122,7 @@ export async function openDiacnet(repo: ModelRepository, name: string, ctx: Pick
     languages: new Map(v.languages.map((l, i) => [l, i])),
     features,
     featuresPerLetter,
+    margin: receptiveRadius(cfg.training as { dilations?: number[]; kernel?: number } | undefined),
     lidModel: String(cfg.language_id_model ?? 'lid-lite-608'),
     wordLm: cfg.word_lm && withWordLm ? WordLm.load(join(cfg.dir, (cfg.word_lm as WordLmSpec).file), cfg.word_lm as WordLmSpec) : null,
   };
@@ -116,10 +133,10 @@ export interface Window { text: number; readFrom: number; from: number; to: numb
 
 /**
  * Class probabilities of every letter with a choice of the texts, through the network.
- * @param window characters a window answers for; `margin` characters of context on each side
+ * @param window characters a window answers for; `margin` characters of context on each side (default: the network's receptive radius)
  * @returns per text, float32[slots × classes] in the order of its slots
  */
-export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[], window = WINDOW, margin = MARGIN): Promise<Float32Array[]> {
+export async function scoreTexts(m: DiacnetModel, texts: readonly PlannedText[], window = WINDOW, margin = m.margin): Promise<Float32Array[]> {
   const C = m.classes.length;
   const out = texts.map((t) => new Float32Array(t.slots.length * C));
   const slotRow = texts.map((t) => new Map(t.slots.map((s, k) => [s.unit, k])));
