@@ -55,6 +55,34 @@ function wordForm(word: string, language: string): string | null {
   return us.map((u) => formOf(u, language)).join('').normalize('NFC');
 }
 
+/** The expanded forms of each dictionary, kept for the process (the word model and the spelling model both read them; Polish takes about a minute to expand). */
+const expanded = new Map<string, readonly string[]>();
+
+/**
+ * Every form of a language's Hunspell dictionary ({@link HUNSPELL}) expanded with its affix
+ * rules by nspell, as the word model spells it (one word of letters, lower case, NFC);
+ * empty for a language without one.
+ * @throws Error when the dictionary package is not installed
+ */
+export function hunspellWords(language: string): readonly string[] {
+  const d = HUNSPELL[language];
+  if (!d) return [];
+  const known = expanded.get(language);
+  if (known) return known;
+  const nspell = createRequire(import.meta.url)('nspell') as (dict: { aff: Buffer; dic: Buffer }) => { data: Record<string, unknown> };
+  const dir = dirname(fileURLToPath(import.meta.resolve(d.pkg)));
+  let aff = readFileSync(join(dir, 'index.aff'));
+  if (d.withoutPrefixes) aff = Buffer.from(aff.toString('utf8').split('\n').filter((l) => !l.startsWith('PFX')).join('\n'));
+  const out = new Set<string>();
+  for (const word of Object.keys(nspell({ aff, dic: readFileSync(join(dir, 'index.dic')) }).data)) {
+    const form = wordForm(word, language);
+    if (form) out.add(form);
+  }
+  const list = [...out];
+  expanded.set(language, list);
+  return list;
+}
+
 /**
  * Every form of a Hunspell dictionary whose key (marks stripped) has a marked form in it:
  * those are the forms that restoration can choose among (a key with only unmarked forms
@@ -62,19 +90,11 @@ function wordForm(word: string, language: string): string | null {
  * @throws Error when the dictionary package is not installed
  */
 export function hunspellForms(language: string): Set<string> {
-  const d = HUNSPELL[language];
-  if (!d) return new Set();
-  const nspell = createRequire(import.meta.url)('nspell') as (dict: { aff: Buffer; dic: Buffer }) => { data: Record<string, unknown> };
-  const dir = dirname(fileURLToPath(import.meta.resolve(d.pkg)));
-  let aff = readFileSync(join(dir, 'index.aff'));
-  if (d.withoutPrefixes) aff = Buffer.from(aff.toString('utf8').split('\n').filter((l) => !l.startsWith('PFX')).join('\n'));
   const byKey = new Map<string, string[]>();
-  for (const word of Object.keys(nspell({ aff, dic: readFileSync(join(dir, 'index.dic')) }).data)) {
-    const form = wordForm(word, language);
-    if (!form) continue;
+  for (const form of hunspellWords(language)) {
     const key = keyOf(form);
     const list = byKey.get(key);
-    if (!list) byKey.set(key, [form]); else if (!list.includes(form)) list.push(form);
+    if (!list) byKey.set(key, [form]); else list.push(form);
   }
   const out = new Set<string>();
   for (const forms of byKey.values()) if (forms.some(hasMarks)) for (const f of forms) out.add(f);

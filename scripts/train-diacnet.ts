@@ -5,7 +5,7 @@
  * training (scripts/train_diacnet.py: NumPy on the CPU, Debian python3-numpy, or CuPy on
  * an NVIDIA GPU; the committed recipes name the GPU, `--device cpu` trains on the CPU), the ONNX model
  * folder (scripts/diacnet-onnx.ts), the word lexicon and trigram language model with the
- * word-class model (scripts/word-lm.ts, with the Hunspell lexicons of `--hunspell`,
+ * word-class model and the spelling model (scripts/word-lm.ts, with the Hunspell lexicons of `--hunspell`,
  * default all five) and the
  * settings of the word-level rescoring per language, chosen on the news development set
  * (scripts/tune-word-lm.ts). `--word-lm-only` (npm run train:word-lm) keeps the
@@ -47,5 +47,5 @@ if (!a['word-lm-only']) {
 }
 const repo = a.out ?? fileURLToPath(new URL('../models/', import.meta.url));
 const corpora = a.corpora ? ['--corpora', a.corpora] : [];
-run(process.execPath, ['--max-old-space-size=16000', '--import', 'tsx', here('./word-lm.ts'), '--out', join(repo, a.name, 'word-lm.bin'), '--class-out', join(repo, a.name, 'class-lm.bin'), ...corpora, ...(a['max-lines'] ? ['--max-lines', a['max-lines']] : []), ...(a.hunspell !== undefined ? ['--hunspell', a.hunspell] : [])]);
-run(process.execPath, ['--max-old-space-size=8000', '--import', 'tsx', here('./tune-word-lm.ts'), '--repo', repo, '--name', a.name, '--file', 'word-lm.bin', '--class-file', 'class-lm.bin', '--write', ...corpora]);
+run(process.execPath, ['--max-old-space-size=16000', '--import', 'tsx', here('./word-lm.ts'), '--out', join(repo, a.name, 'word-lm.bin'), '--class-out', join(repo, a.name, 'class-lm.bin'), '--spelling-out', join(repo, a.name, 'spelling-lm.bin'), ...corpora, ...(a['max-lines'] ? ['--max-lines', a['max-lines']] : []), ...(a.hunspell !== undefined ? ['--hunspell', a.hunspell] : [])]);
+run(process.execPath, ['--max-old-space-size=8000', '--import', 'tsx', here('./tune-word-lm.ts'), '--repo', repo, '--name', a.name, '--file', 'word-lm.bin', '--class-file', 'class-lm.bin', '--spelling-file', 'spelling-lm.bin', '--write', ...corpora]);

@@ -11,10 +11,13 @@
  * `unknown_plain` again; then, where the word-class model (`--class-file`, word-lm.ts
  * wordClass) has the language, `class_weight`, `char_weight`, `class_weight` and
  * `prior_weight` again; then, in a language with vowel harmony (languages.ts
- * VOWEL_HARMONY_LANGUAGES: Turkish), `harmony_weight`, `char_weight` and `harmony_weight`.
+ * VOWEL_HARMONY_LANGUAGES: Turkish), `harmony_weight`, `char_weight` and `harmony_weight`;
+ * then, where the spelling model (`--spelling-file`, spelling-lm.ts) has the language, the
+ * words neither the text nor a dictionary writes: `spelling_weight` and
+ * `unknown_char_weight` on a grid of both, `unknown_plain`, and the grid again.
  * A language without a development set (Arabic: no
  * vowelled news text in ../shared) keeps the settings config.json has, or `default`.
- * Usage: `tsx scripts/tune-word-lm.ts --repo DIR --name MODEL [--lines 1000] [--only vie,pol] [--file word-lm.bin] [--class-file class-lm.bin] [--max-candidates 32] [--candidate-beam 4] [--write]`;
+ * Usage: `tsx scripts/tune-word-lm.ts --repo DIR --name MODEL [--lines 1000] [--only vie,pol] [--file word-lm.bin] [--class-file class-lm.bin] [--spelling-file spelling-lm.bin] [--max-candidates 32] [--candidate-beam 4] [--write]`;
  * reads the model folder's word model (`--file`, else the one config.json names, else
  * `word-lm.bin`; scripts/word-lm.ts; of a packed file only the parts of the languages
  * tuned are decompressed), prints the accuracy per
@@ -27,14 +30,15 @@ import { stripMarks, units } from '../services/capabilities/diacritize/marks.ts'
 import { restore, slotsOf } from '../services/capabilities/diacritize/tagger.ts';
 import { openDiacnet, scoreTexts } from '../services/capabilities/diacritize/backends/diacnet.ts';
 import type { PlannedText } from '../services/capabilities/diacritize/backends/common.ts';
-import { decodeText, DEFAULT_CLASS_SUFFIX, DEFAULT_MAX_STATES, WordLm, type WordLmSpec } from '../services/capabilities/diacritize/word-lm.ts';
+import { decodeText, DEFAULT_CLASS_SUFFIX, DEFAULT_MAX_STATES, DEFAULT_UNKNOWN_CANDIDATES, WordLm, type WordLmSpec } from '../services/capabilities/diacritize/word-lm.ts';
 import { openWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
+import { openSpellingLm, type SpellingArrays } from '../services/capabilities/diacritize/spelling-lm.ts';
 import { VOWEL_HARMONY_LANGUAGES } from '../services/capabilities/diacritize/languages.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { CORPORA, DIACRITICS_SOURCES, linesWithRole } from './diacritics-data.ts';
 import { wordScore } from './diacritics-score.ts';
 
-const { values: a } = parseArgs({ options: { repo: { type: 'string' }, name: { type: 'string' }, lines: { type: 'string', default: '1000' }, write: { type: 'boolean', default: false }, order: { type: 'string', default: '3' }, 'max-candidates': { type: 'string', default: '32' }, 'candidate-beam': { type: 'string', default: '4' }, only: { type: 'string' }, corpora: { type: 'string' }, file: { type: 'string' }, 'class-file': { type: 'string' } } });
+const { values: a } = parseArgs({ options: { repo: { type: 'string' }, name: { type: 'string' }, lines: { type: 'string', default: '1000' }, write: { type: 'boolean', default: false }, order: { type: 'string', default: '3' }, 'max-candidates': { type: 'string', default: '32' }, 'candidate-beam': { type: 'string', default: '4' }, only: { type: 'string' }, corpora: { type: 'string' }, file: { type: 'string' }, 'class-file': { type: 'string' }, 'spelling-file': { type: 'string' } } });
 if (!a.repo || !a.name) throw new Error('--repo and --name are required');
 const CHAR_WEIGHTS = [0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5];
 const LEXICON_ADDS = [0, 0.25, 1, 4, 16];
@@ -42,6 +46,9 @@ const PRIOR_WEIGHTS = [0, 0.01, 0.05, 0.2, 1, 3, 10];
 const UNKNOWN_PLAINS = [0, 0.5, 1, 2, 4, 8];
 const CLASS_WEIGHTS = [0, 0.1, 0.2, 0.35, 0.5, 0.75];
 const HARMONY_WEIGHTS = [0, 0.5, 1, 2, 4, 8];
+const SPELLING_WEIGHTS = [0, 0.05, 0.1, 0.2, 0.35, 0.6, 1];
+const UNKNOWN_CHAR_WEIGHTS = [0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 1];
+const SPELLING_PLAINS = [0, 0.25, 0.5, 1, 2, 4, 8];
 
 const configPath = join(a.repo, a.name, 'config.json');
 const cfg = JSON.parse(readFileSync(configPath, 'utf8')) as { word_lm?: Partial<WordLmSpec> };
@@ -53,10 +60,14 @@ const arrays = openWordLm(readFileSync(join(a.repo, a.name, FILE)));
 /** the word-class model's file (`--class-file`, else the one config.json names, else `class-lm.bin` when the folder has it) */
 const CLASS_FILE = a['class-file'] ?? old.class_file ?? (existsSync(join(a.repo, a.name, 'class-lm.bin')) ? 'class-lm.bin' : undefined);
 const classArrays = CLASS_FILE ? openWordLm(readFileSync(join(a.repo, a.name, CLASS_FILE))) : new Map<string, () => LangArrays>();
-const base = { file: FILE, ...(CLASS_FILE ? { class_file: CLASS_FILE, class_suffix: old.class_suffix ?? DEFAULT_CLASS_SUFFIX } : {}), discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), candidate_beam: Number(a['candidate-beam']), max_states: DEFAULT_MAX_STATES, order: Number(a.order) };
+/** the spelling model's file (`--spelling-file`, else the one config.json names, else `spelling-lm.bin` when the folder has it) */
+const SPELLING_FILE = a['spelling-file'] ?? old.spelling_file ?? (existsSync(join(a.repo, a.name, 'spelling-lm.bin')) ? 'spelling-lm.bin' : undefined);
+const spellingArrays = SPELLING_FILE ? openSpellingLm(readFileSync(join(a.repo, a.name, SPELLING_FILE))) : new Map<string, () => SpellingArrays>();
+const base = { file: FILE, ...(CLASS_FILE ? { class_file: CLASS_FILE, class_suffix: old.class_suffix ?? DEFAULT_CLASS_SUFFIX } : {}), ...(SPELLING_FILE ? { spelling_file: SPELLING_FILE, unknown_candidates: old.unknown_candidates ?? DEFAULT_UNKNOWN_CANDIDATES } : {}), discount: 0.7, unigram_add: 0.5, max_candidates: Number(a['max-candidates']), candidate_beam: Number(a['candidate-beam']), max_states: DEFAULT_MAX_STATES, order: Number(a.order) };
 const m = await openDiacnet(new ModelRepository(a.repo), a.name, { executionProvider: 'cpu', intraOpThreads: 1 }, false);
 
-type Setting = { w: number; lex: number; prior: number; plain: number; cls: number; harmony: number };
+/** `wu`: the network's weight for a word neither the text nor a dictionary writes (null: `w`) */
+type Setting = { w: number; lex: number; prior: number; plain: number; cls: number; harmony: number; spell: number; wu: number | null };
 const chosen = new Map<string, Setting>();
 const rows: Array<Record<string, string | number>> = [];
 for (const lang of Object.keys(DIACRITICS_SOURCES)) {
@@ -77,19 +88,20 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
   };
   const wordArrays = arrays.get(lang)!();
   const classOfLang = classArrays.get(lang)?.();
+  const spellingOfLang = spellingArrays.get(lang)?.();
   const cache = new Map<string, number>();
   const score = (s: Setting) => {
-    const key = `${s.w}/${s.lex}/${s.prior}/${s.plain}/${s.cls}/${s.harmony}`;
+    const key = `${s.w}/${s.lex}/${s.prior}/${s.plain}/${s.cls}/${s.harmony}/${s.spell}/${s.wu}`;
     let v = cache.get(key);
     if (v === undefined) {
-      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain }, class_weight: { default: s.cls }, harmony_weight: { default: s.harmony } }, new Map([[lang, wordArrays]]), classOfLang ? new Map([[lang, classOfLang]]) : null);
+      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain }, class_weight: { default: s.cls }, harmony_weight: { default: s.harmony }, spelling_weight: { default: s.spell }, unknown_char_weight: { default: s.wu ?? s.w } }, new Map([[lang, wordArrays]]), classOfLang ? new Map([[lang, classOfLang]]) : null, spellingOfLang ? new Map([[lang, spellingOfLang]]) : null);
       v = accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, { ...o, chosen: decodeText(lm, lang, t.us, t.slots, probs[k]!, m.classes, 0.01) }));
       cache.set(key, v);
     }
     return v;
   };
   const best = (list: Setting[]) => list.reduce((x, y) => (score(y) > score(x) + 1e-9 ? y : x));
-  let s: Setting = { w: 0.5, lex: 0, prior: 0, plain: 0, cls: 0, harmony: 0 };
+  let s: Setting = { w: 0.5, lex: 0, prior: 0, plain: 0, cls: 0, harmony: 0, spell: 0, wu: null };
   s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
   const plain = score(s);
   s = best(LEXICON_ADDS.map((lex) => ({ ...s, lex })));
@@ -114,8 +126,18 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
     s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
     s = best(HARMONY_WEIGHTS.map((harmony) => ({ ...s, harmony })));
   }
+  const harmony = score(s);
+  if (spellingOfLang) {
+    // the two weights together (one at a time stalled: Polish with the mini found no
+    // spelling weight worth taking at the network's char_weight, then no unknown_char_weight
+    // worth taking without a spelling weight)
+    const both = () => best(SPELLING_WEIGHTS.flatMap((spell) => UNKNOWN_CHAR_WEIGHTS.map((wu) => ({ ...s, spell, wu }))));
+    s = both();
+    s = best(SPELLING_PLAINS.map((plain) => ({ ...s, plain })));
+    s = both();
+  }
   chosen.set(lang, s);
-  const row = { language: lang, lines: dev.length, network: accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o)).toFixed(2), 'word LM': plain.toFixed(2), 'with lexicons': lexicons.toFixed(2), 'unknown words as typed': unknown.toFixed(2), 'word classes': classes.toFixed(2), 'vowel harmony': score(s).toFixed(2), char_weight: s.w, lexicon_add: s.lex, prior_weight: s.prior, unknown_plain: s.plain, class_weight: s.cls, harmony_weight: s.harmony };
+  const row = { language: lang, lines: dev.length, network: accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o)).toFixed(2), 'word LM': plain.toFixed(2), 'with lexicons': lexicons.toFixed(2), 'unknown words as typed': unknown.toFixed(2), 'word classes': classes.toFixed(2), 'vowel harmony': harmony.toFixed(2), 'unknown words': score(s).toFixed(2), char_weight: s.w, lexicon_add: s.lex, prior_weight: s.prior, unknown_plain: s.plain, class_weight: s.cls, harmony_weight: s.harmony, spelling_weight: s.spell, unknown_char_weight: s.wu ?? s.w };
   rows.push(row);
   console.table([row]);
 }
@@ -125,7 +147,7 @@ const record = (pick: (s: Setting) => number, prev: Readonly<Record<string, numb
   for (const [lang, s] of chosen) out[lang] = pick(s);
   return out;
 };
-const spec = { ...base, char_weight: record((s) => s.w, old.char_weight, 0.5), lexicon_add: record((s) => s.lex, old.lexicon_add, 0), prior_weight: record((s) => s.prior, old.prior_weight, 0), unknown_plain: record((s) => s.plain, old.unknown_plain, 0), ...(CLASS_FILE ? { class_weight: record((s) => s.cls, old.class_weight, 0) } : {}), harmony_weight: record((s) => s.harmony, old.harmony_weight, 0) };
+const spec = { ...base, char_weight: record((s) => s.w, old.char_weight, 0.5), lexicon_add: record((s) => s.lex, old.lexicon_add, 0), prior_weight: record((s) => s.prior, old.prior_weight, 0), unknown_plain: record((s) => s.plain, old.unknown_plain, 0), ...(CLASS_FILE ? { class_weight: record((s) => s.cls, old.class_weight, 0) } : {}), harmony_weight: record((s) => s.harmony, old.harmony_weight, 0), ...(SPELLING_FILE ? { spelling_weight: record((s) => s.spell, old.spelling_weight, 0), unknown_char_weight: { ...(old.unknown_char_weight ?? {}), ...Object.fromEntries([...chosen].map(([lang, s]) => [lang, s.wu ?? s.w])) } } : {}) };
 console.log('settings:', JSON.stringify(spec));
 if (a.write) {
   (cfg as Record<string, unknown>).word_lm = { ...spec, tuned_on: `the news development set (scripts/diacritics-data.ts NEWS_DEV), up to ${a.lines} lines per language; languages without one keep earlier settings` };

@@ -4,9 +4,10 @@
  * file), counted from the training lines of scripts/diacritics-data.ts (neither the
  * held-out split nor the news development set is read), with the Hunspell and
  * frequency-list lexicons of scripts/diacritics-lexicons.ts. Usage: `tsx scripts/word-lm.ts
- * --out FILE.bin [--class-out class-lm.bin] [--corpora DIR] [--max-lines N] [--hunspell pol,tur,spa,fra,por]`
+ * --out FILE.bin [--class-out class-lm.bin] [--spelling-out spelling-lm.bin] [--corpora DIR] [--max-lines N] [--hunspell pol,tur,spa,fra,por]`
  * (`--hunspell ''` builds without dictionaries; `--class-out` also writes the word-class
- * model, {@link buildClassLanguages}, and either flag may come alone).
+ * model, {@link buildClassLanguages}, `--spelling-out` the spelling model,
+ * {@link buildSpellingLanguages}; any of the three flags may come alone).
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -15,7 +16,9 @@ import { formOf, hasMarks, units, vietnameseToneOnFirstVowel } from '../services
 import { DEFAULT_CLASS_SUFFIX, END, keyOf, START, wordClass } from '../services/capabilities/diacritize/word-lm.ts';
 import { encodeWordLm, packWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
 import { CORPORA, DIACRITICS_SOURCES, lineWeight, linesOf, registerWeight } from './diacritics-data.ts';
-import { HUNSPELL, lexiconOf, type LexiconEntry } from './diacritics-lexicons.ts';
+import { frequencyShares, HUNSPELL, hunspellWords, lexiconOf, type LexiconEntry } from './diacritics-lexicons.ts';
+import { buildSpellingArrays, spellingForms, textFormCounts } from './spelling-lm.ts';
+import { packSpellingLm, type SpellingArrays } from '../services/capabilities/diacritize/spelling-lm.ts';
 
 /**
  * Lower-case forms of the words (maximal runs of letters) of a line, NFC; Vietnamese in the
@@ -255,18 +258,47 @@ export function buildClassLanguages(lines: ReadonlyMap<string, readonly Weighted
   return langs;
 }
 
+/**
+ * The languages the spelling model is built for: those whose `spelling_weight`, tuned on
+ * the news development set (scripts/tune-word-lm.ts), came out above 0 for one of the two
+ * diacnet models (docs/diacritics.md). Not Vietnamese (0 for both: its unknown syllables
+ * are foreign words and names; its part was 1.6 MB), not Arabic (no news set to choose a
+ * weight on).
+ */
+export const SPELLING_LANGUAGES: ReadonlySet<string> = new Set(['yor', 'ibo', 'hau', 'pol', 'tur', 'por', 'spa', 'fra', 'ita']);
+
+/**
+ * The arrays of each language's spelling model (scripts/spelling-lm.ts): the forms of
+ * its weighted training lines, of its frequency list and of its Hunspell dictionary.
+ * @param dictionaryForms a language's dictionary forms (diacritics-lexicons.ts hunspellWords; none for a language built without)
+ * @param languages the languages built (default {@link SPELLING_LANGUAGES})
+ */
+export function buildSpellingLanguages(lines: ReadonlyMap<string, readonly WeightedLine[]>, dictionaryForms: (language: string) => Iterable<string>, root = CORPORA, languages: ReadonlySet<string> = SPELLING_LANGUAGES): Map<string, SpellingArrays> {
+  const out = new Map<string, SpellingArrays>();
+  for (const [lang, ls] of lines) if (languages.has(lang)) out.set(lang, buildSpellingArrays(spellingForms(textFormCounts(ls, lang, formsOfLine), frequencyShares(lang, root), dictionaryForms(lang))));
+  return out;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values: a } = parseArgs({ options: { out: { type: 'string' }, 'class-out': { type: 'string' }, corpora: { type: 'string' }, 'max-lines': { type: 'string' }, hunspell: { type: 'string', default: Object.keys(HUNSPELL).join(',') } } });
-  if (!a.out && !a['class-out']) throw new Error('--out or --class-out is required');
+  const { values: a } = parseArgs({ options: { out: { type: 'string' }, 'class-out': { type: 'string' }, 'spelling-out': { type: 'string' }, corpora: { type: 'string' }, 'max-lines': { type: 'string' }, hunspell: { type: 'string', default: Object.keys(HUNSPELL).join(',') } } });
+  if (!a.out && !a['class-out'] && !a['spelling-out']) throw new Error('--out, --class-out or --spelling-out is required');
   const root = a.corpora ?? CORPORA;
   const lines = trainingLines(root, a['max-lines'] ? Number(a['max-lines']) : Infinity);
+  const hun = new Set(a.hunspell!.split(',').filter(Boolean));
+  if (a['spelling-out']) {
+    const t0 = Date.now();
+    const langs = buildSpellingLanguages(lines, (lang) => (hun.has(lang) ? hunspellWords(lang) : []), root);
+    for (const [lang, s] of langs) console.log(`spelling ${lang}: ${s.alphabet.length} symbols, ${s.histKey.length} histories, ${s.gramKey.length} n-grams`);
+    const packed = packSpellingLm(langs);
+    writeFileSync(a['spelling-out'], packed);
+    console.log(`wrote ${a['spelling-out']}: ${(packed.length / 1e6).toFixed(1)} MB (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  }
   if (a['class-out']) {
     const packed = packWordLm(buildClassLanguages(lines));
     writeFileSync(a['class-out'], packed);
     console.log(`wrote ${a['class-out']}: ${(packed.length / 1e6).toFixed(1)} MB`);
   }
   if (!a.out) process.exit(0);
-  const hun = new Set(a.hunspell!.split(',').filter(Boolean));
   const langs = buildLanguages(lines, (lang) => lexiconOf(lang, { hunspell: hun.has(lang), root }), (lang, l, ls, ms) => {
     console.log(`${lang}: ${ls} lines, ${l.count.length} forms (${l.lexicon.reduce((n, x) => n + x, 0)} from a dictionary), ${l.biNext.length} bigrams, ${l.triNext.length} trigrams (kept from count ${MIN_COUNT[lang] ?? DEFAULT_MIN_COUNT}), ${(ms / 1000).toFixed(0)} s`);
   });

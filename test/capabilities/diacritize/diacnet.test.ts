@@ -4,7 +4,7 @@
  * answers through the embedded pipeline, keeps the caller's letters, and a long text cut
  * into windows gets the same probabilities as the whole text read at once, and a text whose
  * language's part of the word model is damaged fails alone; the pipeline builds the
- * word-class model too and names it in config.json. The tiny
+ * word-class and spelling models too and names them in config.json. The tiny
  * model's accuracy is not asserted (bench:diacritics measures trained models).
  */
 import { spawnSync } from 'node:child_process';
@@ -12,7 +12,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DIACRITICS_SOURCES, NEWS_DEV } from '../../../scripts/diacritics-data.ts';
-import { CLASS_LANGUAGES } from '../../../scripts/word-lm.ts';
+import { CLASS_LANGUAGES, SPELLING_LANGUAGES } from '../../../scripts/word-lm.ts';
+import { openSpellingLm } from '../../../services/capabilities/diacritize/spelling-lm.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LENGTH_CLASS, openDiacnet, receptiveRadius, runsOf, scoreTexts } from '../../../services/capabilities/diacritize/backends/diacnet.ts';
 import { packedParts } from '../../../services/capabilities/diacritize/word-lm-format.ts';
@@ -83,11 +84,17 @@ describe('diacnet backend', () => {
     expect(stripMarks(batch.body.texts[0])).toBe('Bugun hava cok guzel.');
   });
 
-  it('builds the word-class model beside the word model, for the languages of CLASS_LANGUAGES, and names it in config.json', () => {
-    const cfg = JSON.parse(readFileSync(join(repo, MODEL, 'config.json'), 'utf8')) as { word_lm: { class_file?: string; class_weight?: Record<string, number> } };
+  it('builds the word-class and spelling models beside the word model, for the languages of CLASS_LANGUAGES and SPELLING_LANGUAGES, and names them in config.json', () => {
+    const cfg = JSON.parse(readFileSync(join(repo, MODEL, 'config.json'), 'utf8')) as { word_lm: { class_file?: string; class_weight?: Record<string, number>; spelling_file?: string; spelling_weight?: Record<string, number>; unknown_char_weight?: Record<string, number> } };
     expect(cfg.word_lm.class_file).toBe('class-lm.bin');
     expect(cfg.word_lm.class_weight?.pol).toBeTypeOf('number');
     expect([...packedParts(readFileSync(join(repo, MODEL, 'class-lm.bin'))).keys()].sort()).toEqual([...CLASS_LANGUAGES].sort());
+    expect(cfg.word_lm.spelling_file).toBe('spelling-lm.bin');
+    expect(cfg.word_lm.spelling_weight?.pol).toBeTypeOf('number');
+    expect(cfg.word_lm.unknown_char_weight?.pol).toBeTypeOf('number');
+    // Arabic has no development set to choose a weight on: it keeps the network's char_weight for such words
+    expect(cfg.word_lm.unknown_char_weight?.ara).toBeUndefined();
+    expect([...openSpellingLm(readFileSync(join(repo, MODEL, 'spelling-lm.bin'))).keys()].sort()).toEqual([...SPELLING_LANGUAGES].sort());
   });
 
   it('uses a hint given as the marked word and warns about a hint given as a meaning', async () => {

@@ -14,8 +14,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { firstHighVowel, harmonyHost, harmonyVowel, isApostropheSuffix } from '../../../services/capabilities/diacritize/languages.ts';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
-import { decodeText, DEFAULT_MAX_STATES, END, LangLm, LOOKUP_CACHE_KEY_MAX, LOOKUP_CACHE_MAX, START, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
+import { bestForms, decodeText, DEFAULT_MAX_STATES, END, LangLm, LOOKUP_CACHE_KEY_MAX, LOOKUP_CACHE_MAX, START, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
 import { decodeWordLm, openWordLm, packWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
+import { packSpellingLm, type SpellingArrays } from '../../../services/capabilities/diacritize/spelling-lm.ts';
+import { buildSpellingArrays } from '../../../scripts/spelling-lm.ts';
 import { buildClassLanguages, buildLanguages, CLASS_LANGUAGES, buildWordLm, DEFAULT_MIN_COUNT, MIN_COUNT } from '../../../scripts/word-lm.ts';
 import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
 
@@ -417,5 +419,89 @@ describe('word-class model', () => {
       expect(decode(m, 'il a lance')).toBe('il a lancé');
       expect(WordLm.load(join(dir, 'word-lm.bin'), SPEC).classes).toBeNull();
     } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+});
+
+describe('words neither the text nor a dictionary writes (spelling model)', () => {
+  // "Xyza" is in no lexicon; the network puts an acute on its "a" (0.5), a grave (0.3) or nothing (0.2)
+  const hesitant = (b: string): Record<string, number> => (b === 'a' ? { '\u0301': 0.5, '\u0300': 0.3, '': 0.2 } : {});
+  /** forms ending in "-zà": the spelling model's "z" + "à" */
+  const SPELT = new Map([['zà', 1], ['bzà', 1], ['kzà', 2], ['tà', 1], ['xyz', 1]]);
+  const spelling = () => new Map([['vie', buildSpellingArrays(SPELT)]]);
+  const decode = (m: WordLm, text: string, pick = hesitant) => {
+    const { us, slots, probs } = plan(text, pick);
+    return restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen: decodeText(m, 'vie', us, slots, probs, CLASSES, 0.01) });
+  };
+  const model = (spec: Partial<WordLmSpec>, spell: ReadonlyMap<string, SpellingArrays | (() => SpellingArrays)> | null = spelling()) => new WordLm({ ...SPEC, ...spec }, decodeWordLm(buildWordLm(new Map([['vie', LINES]]), new Map(), 1)), null, spell);
+
+  it('with spelling_weight, restores such a word as the spelling model spells it among the network\'s best forms', () => {
+    // without a weight the spelling model is not read: the network's own form
+    expect(decode(model({}), 'con ga Xyza')).toMatch(/ Xyzá$/);
+    // with one, the network's second form, which the spelling model prefers
+    expect(decode(model({ spelling_weight: { vie: 2 } }), 'con ga Xyza')).toMatch(/ Xyzà$/);
+    // its forms come from the network's best: with one candidate, only its own
+    expect(decode(model({ spelling_weight: { vie: 2 }, unknown_candidates: 1 }), 'con ga Xyza')).toMatch(/ Xyzá$/);
+    // a word of the word model is not the spelling model's: "ga" after "con" stays "gà" or "ga" as the word model says
+    expect(decode(model({ spelling_weight: { vie: 2 } }), 'con ga Xyza').split(' ')[1]).toBe(decode(model({}), 'con ga Xyza').split(' ')[1]);
+  });
+
+  it('scores such a word\'s forms with unknown_char_weight, and the words of the word model with char_weight', () => {
+    // the network is surer of "Xyzá" (0.9 against 0.1: log-odds 2.2) than the unknown_plain bonus of 1 only at weight 1
+    const surer = (b: string): Record<string, number> => (b === 'a' ? { '\u0301': 0.9, '': 0.1 } : {});
+    const spec = { char_weight: { default: 0.1 }, unknown_plain: { vie: 1 } };
+    expect(decode(model(spec, null), 'con ga Xyza', surer)).toMatch(/ Xyza$/);
+    expect(decode(model({ ...spec, unknown_char_weight: { vie: 1 } }, null), 'con ga Xyza', surer)).toMatch(/ Xyzá$/);
+  });
+
+  it('reads a language\'s spelling part only when the language gives it a weight, and fails its texts alone when that part is damaged', () => {
+    let reads = 0;
+    const damaged = new Map([['vie', () => { reads++; throw new Error('incorrect header check'); }]]);
+    expect(decode(model({}, damaged), 'con ga Xyza')).toMatch(/ Xyzá$/);
+    expect(reads).toBe(0);
+    const m = model({ spelling_weight: { vie: 1 } }, damaged);
+    for (let i = 0; i < 2; i++) expect(() => decode(m, 'con ga Xyza')).toThrow(expect.objectContaining({ code: 'INFERENCE_FAILED', message: expect.stringMatching(/spelling model's part for vie cannot be read/) }));
+    expect(reads).toBe(1);
+  });
+
+  it('reads the spelling file that the spec names from the word model\'s folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'word-lm-'));
+    try {
+      writeFileSync(join(dir, 'word-lm.bin'), packWordLm(decodeWordLm(buildWordLm(new Map([['vie', LINES]]), new Map(), 1))));
+      writeFileSync(join(dir, 'spelling-lm.bin'), packSpellingLm(spelling()));
+      const m = WordLm.load(join(dir, 'word-lm.bin'), { ...SPEC, spelling_file: 'spelling-lm.bin', spelling_weight: { vie: 2 } });
+      expect(m.spelling?.has('vie')).toBe(true);
+      expect(decode(m, 'con ga Xyza')).toMatch(/ Xyzà$/);
+      expect(WordLm.load(join(dir, 'word-lm.bin'), SPEC).spelling).toBeNull();
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  it('finds the network\'s k best forms of a word best first, keeps a fixed slot, and answers a word of 3,000 letters with k forms', () => {
+    const { slots, probs } = plan('xyza', hesitant);
+    const acute = CLASSES.indexOf('\u0301'); const grave = CLASSES.indexOf('\u0300');
+    const best = bestForms(slots, 0, slots.length, probs, CLASSES.length, new Map(), 3);
+    expect(best.map((c) => c[3])).toEqual([acute, grave, 0]);
+    expect(best.every((c) => c[0] === 0 && c[1] === 0 && c[2] === 0)).toBe(true);
+    const fixed = bestForms(slots, 0, slots.length, probs, CLASSES.length, new Map([[3, grave]]), 3);
+    expect(fixed.every((c) => c[3] === grave)).toBe(true);
+    // a long word: k forms, the first the network's best letter by letter
+    const long = plan('a'.repeat(3000), hesitant);
+    const forms = bestForms(long.slots, 0, long.slots.length, long.probs, CLASSES.length, new Map(), 8);
+    expect(forms).toHaveLength(8);
+    expect(forms[0]!.every((c) => c === acute)).toBe(true);
+    expect(new Set(forms.map((c) => c.join(','))).size).toBe(8);
+  });
+
+  it('decodes a text of long words no lexicon knows with at most unknown_candidates + 2 spelling lookups a word', () => {
+    const arrays = spelling();
+    let lookups = 0;
+    const m = model({ spelling_weight: { vie: 1 }, unknown_candidates: 4 }, arrays);
+    const sp = m.spelling!.get('vie')!;
+    const logProb = sp.logProb.bind(sp);
+    sp.logProb = (f: string) => { lookups++; return logProb(f); };
+    const text = Array.from({ length: 20 }, (_, i) => `${'xa'.repeat(100)}${'bcdfghjklm'[i % 10]}`).join(' ');
+    const out = decode(m, text);
+    expect(out.split(' ')).toHaveLength(20);
+    expect(lookups).toBeGreaterThan(0);
+    expect(lookups).toBeLessThanOrEqual(20 * (4 + 2));
   });
 });
