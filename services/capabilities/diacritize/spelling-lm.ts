@@ -32,6 +32,7 @@
  * (block by block, so that a history's rank is its index); an n-gram's key is rank(history)
  * × A + id(symbol).
  */
+import { BoundedMemo } from '../../lib/bounded-memo.ts';
 import { decodeTables, encodeTables, findIn, packedPartsOf, packParts, type ArrayRef } from './word-lm-format.ts';
 
 /** A one-language part's first bytes. */
@@ -102,8 +103,14 @@ export function openSpellingLm(data: Buffer): Map<string, () => SpellingArrays> 
 /** Index of `x` in the ascending `arr`, or -1. */
 const find = (arr: Uint32Array, x: number): number => findIn(arr, 0, arr.length, x);
 
+/** Forms whose log probability a {@link SpellingLm} keeps (a text's words repeat; with `known_spelling_weight` every candidate of every word is scored). */
+export const SPELLING_CACHE_MAX = 16_384;
+/** Longest form (UTF-16 code units) whose log probability is kept: a client's long words are computed every time, not kept. */
+export const SPELLING_CACHE_KEY_MAX = 40;
+
 /** One language's spelling model. */
 export class SpellingLm {
+  private readonly memo = new BoundedMemo<number>(SPELLING_CACHE_MAX, SPELLING_CACHE_KEY_MAX);
   /** A: the alphabet's ids and one for a symbol outside it */
   private readonly base: number;
   private readonly ids = new Map<number, number>();
@@ -120,10 +127,16 @@ export class SpellingLm {
   /**
    * Natural log of P(form) (module comment): the sum over its code points and the end
    * symbol of log P(symbol | up to order − 1 symbols before it). Time linear in the form's
-   * length (at most 2 × order binary searches a symbol).
+   * length (at most 2 × order binary searches a symbol); kept for forms of up to
+   * {@link SPELLING_CACHE_KEY_MAX} code units, {@link SPELLING_CACHE_MAX} at most.
    * @param form lower case, NFC (word-lm.ts formWith)
    */
   logProb(form: string): number {
+    return this.memo.get(form, () => this.compute(form));
+  }
+
+  /** {@link logProb} computed. */
+  private compute(form: string): number {
     const seq = this.symbols(form);
     seq.push(this.end);
     let lp = 0;

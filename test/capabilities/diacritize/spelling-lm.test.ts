@@ -6,7 +6,7 @@
  * a damaged part fails when read; and the weights of word types.
  */
 import { describe, expect, it } from 'vitest';
-import { END_SYMBOL, openSpellingLm, packSpellingLm, SpellingLm, START_SYMBOL } from '../../../services/capabilities/diacritize/spelling-lm.ts';
+import { END_SYMBOL, openSpellingLm, packSpellingLm, SPELLING_CACHE_KEY_MAX, SPELLING_CACHE_MAX, SpellingLm, START_SYMBOL } from '../../../services/capabilities/diacritize/spelling-lm.ts';
 import { buildSpellingArrays, COUNT_STEP, DICTIONARY_FORM_WEIGHT, spellingForms, textFormCounts } from '../../../scripts/spelling-lm.ts';
 import { formsOfLine } from '../../../scripts/word-lm.ts';
 import { packedPartsOf } from '../../../services/capabilities/diacritize/word-lm-format.ts';
@@ -52,6 +52,17 @@ describe('spelling model', () => {
     const without = buildSpellingArrays(new Map([...FORMS].filter(([f]) => f !== 'gol' && f !== 'kış')));
     expect([...without.gramKey]).toEqual([...buildSpellingArrays(FORMS).gramKey]);
     expect([...without.gramCount]).toEqual([...buildSpellingArrays(FORMS).gramCount]);
+  });
+
+  it('answers the same when asked again, after SPELLING_CACHE_MAX other forms, and for a form too long to keep', () => {
+    const m = new SpellingLm(buildSpellingArrays(FORMS));
+    const long = 'gök'.repeat(SPELLING_CACHE_KEY_MAX);
+    const first = [m.logProb('gökhan'), m.logProb(long)];
+    for (let i = 0; i <= SPELLING_CACHE_MAX; i++) m.logProb(`k${i}`);
+    expect([m.logProb('gökhan'), m.logProb(long)]).toEqual(first);
+    // the sum of its terms
+    const terms = [...'gökhan'].reduce((s, c, i) => s + Math.log(m.probAfter('gökhan'.slice(0, i), c)), 0) + Math.log(m.probAfter('gökhan', END_SYMBOL));
+    expect(first[0]).toBeCloseTo(terms, 12);
   });
 
   it('keeps counts in steps of COUNT_STEP, each history\'s count the sum of its n-grams\'', () => {

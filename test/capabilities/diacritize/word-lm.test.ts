@@ -453,6 +453,16 @@ describe('words neither the text nor a dictionary writes (spelling model)', () =
     expect(decode(model({ ...spec, unknown_char_weight: { vie: 1 } }, null), 'con ga Xyza', surer)).toMatch(/ Xyzá$/);
   });
 
+  it('with known_spelling_weight, weighs the forms of the word model\'s words by the spelling model as well', () => {
+    // the word model writes "gà" after "con"; a spelling model that has only seen "ga", "gaa", "ta" sides with the plain form
+    const plainGa = new Map([['vie', buildSpellingArrays(new Map([['ga', 5], ['gaa', 5], ['ta', 5]]))]]);
+    const acuteOrGrave = (b: string): Record<string, number> => (b === 'a' ? { '': 0.55, '\u0300': 0.45 } : {});
+    expect(decode(model({}, plainGa), 'con ga an', acuteOrGrave)).toBe('con gà an');
+    expect(decode(model({ known_spelling_weight: { vie: 5 } }, plainGa), 'con ga an', acuteOrGrave)).toBe('con ga an');
+    // the unknown-word weight alone does not touch the word model's words
+    expect(decode(model({ spelling_weight: { vie: 5 } }, plainGa), 'con ga an', acuteOrGrave)).toBe('con gà an');
+  });
+
   it('reads a language\'s spelling part only when the language gives it a weight, and fails its texts alone when that part is damaged', () => {
     let reads = 0;
     const damaged = new Map([['vie', () => { reads++; throw new Error('incorrect header check'); }]]);
@@ -461,6 +471,9 @@ describe('words neither the text nor a dictionary writes (spelling model)', () =
     const m = model({ spelling_weight: { vie: 1 } }, damaged);
     for (let i = 0; i < 2; i++) expect(() => decode(m, 'con ga Xyza')).toThrow(expect.objectContaining({ code: 'INFERENCE_FAILED', message: expect.stringMatching(/spelling model's part for vie cannot be read/) }));
     expect(reads).toBe(1);
+    // a weight for the word model's words reads it too
+    expect(() => decode(model({ known_spelling_weight: { vie: 1 } }, new Map([['vie', () => { reads++; throw new Error('incorrect header check'); }]])), 'con ga')).toThrow(/spelling model/);
+    expect(reads).toBe(2);
   });
 
   it('reads the spelling file that the spec names from the word model\'s folder', () => {
