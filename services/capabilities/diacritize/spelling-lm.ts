@@ -2,14 +2,15 @@
  * The spelling model of the diacnet models' word-level rescoring (issue 35): per language,
  * a character n-gram model of marked word forms (lower case, NFC), which scores the
  * candidates of a word that neither the training text nor a dictionary writes
- * (word-lm.ts decodeText). The word model has nothing to say of such a word, and the
+ * (word-lm.ts decodeText), and, with `known_spelling_weight`, the candidates of the word
+ * model's words too. The word model has nothing to say of such a word, and the
  * character network learnt its marks from a few MB of running text; the spelling model
  * is trained on the word types of the training text, of the OpenSubtitles frequency
- * lists and of the Hunspell dictionaries expanded with their affix rules (1–4 M forms per
+ * lists and of the Hunspell dictionaries expanded with their affix rules (0.4–3.5 M forms per
  * language with one; scripts/spelling-lm.ts), so it knows that Turkish writes "-laşabilir"
  * and "Gök-", Hausa "ƙw-" and "-ɓa", Polish "-ęć", where the network may not. On the news
- * development set it took diacnet-2.0 from 226 to about 190 wrong Turkish words
- * (docs/diacritics.md).
+ * development set it took diacnet-2.0 from 226 to 178 wrong Turkish words and from 227 to
+ * 157 Hausa ones (docs/diacritics.md).
  *
  * Model: Witten–Bell interpolation (Witten & Bell 1991, "The zero-frequency problem";
  * as in Chen & Goodman 1999, "An empirical study of smoothing techniques for language
