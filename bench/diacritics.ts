@@ -17,7 +17,10 @@
  * characters beside one of 200 (Vietnamese and Polish news text), so that a decoder
  * slower than linear in the text's length shows; the seconds one hostile text takes (20,000
  * characters of Vietnamese words with many marked forms each, in random order: the word
- * model's worst case); the model's size on disk (every file of
+ * model's worst case) and 20,000 characters of made-up Turkish words that no lexicon
+ * knows (the spelling model's worst case: every word gets the network's best forms and
+ * their spelling lookups) beside Turkish news text of that length, each the second of two
+ * runs; the model's size on disk (every file of
  * its folder); and diactag-2.0's calibration (its word lexicon applied, as served): at min_confidence 0.5 / 0.8 / 0.95 the
  * share of letters with a choice left as typed and the accuracy of the rest.
  * Every diacritization model of the capability module that is installed is measured
@@ -116,10 +119,26 @@ const HOSTILE_VIE = (() => {
   return out.slice(0, 20_000);
 })();
 
-/** One text of about `chars` characters, news lines without marks joined by spaces. */
-function newsText(lang: string, chars: number): string {
+/**
+ * 20,000 characters of made-up Turkish words (4–15 letters of those with a marked
+ * counterpart, c g i o s u, and others), in a seeded random order: no word is in the word
+ * model or a dictionary, so every word gets the network's best forms and the spelling
+ * model's lookups (the spelling model's worst case).
+ */
+const HOSTILE_UNKNOWN_TUR = (() => {
+  const letters = 'cgiosuaekmnrtlyz';
+  const next = rng(20_001);
   let out = '';
-  for (const l of sets.get('news dev')!.get(lang)!) { if (out.length >= chars) break; out += `${stripMarks(l)} `; }
+  while (out.length < 20_000) out += `${Array.from({ length: 4 + Math.floor(next() * 12) }, () => letters[Math.floor(next() * letters.length)]).join('')} `;
+  return out.slice(0, 20_000);
+})();
+
+/** One text of `chars` characters, news lines without marks joined by spaces (from the first again when the set is shorter, as with a small BENCH_DIACRITICS_LINES). */
+function newsText(lang: string, chars: number): string {
+  const lines = sets.get('news dev')!.get(lang)!;
+  if (lines.length === 0) return '';
+  let out = '';
+  for (let i = 0; out.length < chars; i++) out += `${stripMarks(lines[i % lines.length]!)} `;
   return Array.from(out).slice(0, chars).join('');
 }
 
@@ -171,6 +190,13 @@ for (const { name } of capabilityModule('diacritize').models) {
   const t = process.hrtime.bigint();
   await engine.run(name, [request(name, HOSTILE_VIE, 'vie')]);
   lengths['hostile vie 20,000 chars: s'] = (Number(process.hrtime.bigint() - t) / 1e9).toFixed(2);
+  // and 20,000 characters of words no lexicon knows, beside Turkish news text of that length
+  for (const [label, text] of [['tur news', newsText('tur', 20_000)], ['unknown tur words', HOSTILE_UNKNOWN_TUR]] as const) {
+    await engine.run(name, [request(name, text, 'tur')]);
+    const t1 = process.hrtime.bigint();
+    await engine.run(name, [request(name, text, 'tur')]);
+    lengths[`${label} 20,000 chars: s`] = (Number(process.hrtime.bigint() - t1) / 1e9).toFixed(2);
+  }
   speed.push({ model: name, 'load ms': Math.round(loadMs), 'characters/s (1 core, batch 64)': Math.round(charsPerSecond), ...lengths, 'model size MB (all files of its folder)': (folderBytes(cfg.dir) / 1e6).toFixed(1) });
   await engine.unload(name);
 
