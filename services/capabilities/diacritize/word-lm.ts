@@ -43,7 +43,9 @@
  * best forms and the letters as typed) are scored by the network (`unknown_char_weight`),
  * the spelling model (spelling-lm.ts, a character n-gram model of word forms trained on
  * the types of the text, the frequency lists and the expanded dictionaries;
- * `spelling_weight`) and the `unknown_plain` bonus.
+ * `spelling_weight`) and the `unknown_plain` bonus. Where the training text writes its
+ * marks unevenly (Hausa's hooks), the spelling model weighs the other words' candidates
+ * too (`known_spelling_weight`).
  *
  * File: word-lm-format.ts (typed arrays, ids by sorted form; the decoder works on ids, so a
  * text decodes in time linear in its length without building strings per lookup).
@@ -449,7 +451,8 @@ export const keyOf = (form: string): string => units(form).map((u) => u.base).jo
  * spelling model a weight, `spelling_weight` × the spelling model's log probability of
  * each candidate, the network's `unknown_candidates` best forms ({@link bestForms}) among
  * them. On the news development set this took diacnet-2.0 from 226 to 187 wrong Turkish
- * words and from 227 to 192 Hausa ones (docs/diacritics.md).
+ * words and from 227 to 192 Hausa ones (docs/diacritics.md). With `known_spelling_weight`
+ * the spelling model scores the candidates of the other words too (Hausa 192 → 157).
  * @param probs per slot, the probability of every class (row k of slot k, `classes.length` long)
  * @param classes the class strings, by id
  * @returns the chosen class id per slot
@@ -526,8 +529,8 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     // spelling model and the letters as typed
     const unknown = ids.length === 0 && dictForms.length === 0;
     const weight = unknown ? Wu : W;
-    const spelling = unknown && spellingWeight > 0 ? spell : null;
-    const spellWeight = unknown ? spellingWeight : knownSpellingWeight;
+    // the spelling model's weight for this word's candidates (0: not scored by it)
+    const spellWeight = spell ? (unknown ? spellingWeight : knownSpellingWeight) : 0;
     /** `id`: the form's id when the caller has it (undefined: look it up; dictionary forms have none); `bonus`: added to the form's score */
     const add = (cls: Int32Array, form: string, dict = false, id?: number, bonus = 0) => {
       if (seen.has(form)) return;
@@ -539,7 +542,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       }
       seen.add(form);
       const formId = dict ? -1 : id ?? table.id(form);
-      out.push({ form, id: formId, cls: classIdOf(formId), dict, classes: cls, score: weight * score + bonus + (spell && spellWeight > 0 ? spellWeight * spell.logProb(form) : 0) });
+      out.push({ form, id: formId, cls: classIdOf(formId), dict, classes: cls, score: weight * score + bonus + (spellWeight > 0 ? spellWeight * spell!.logProb(form) : 0) });
     };
     // the network's form (with the typed marks it keeps)
     const own = new Int32Array(w.s1 - w.s0);
@@ -576,7 +579,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       add(plain, formWith(us, w, slots, plain, classes, language), false, undefined, plainBonus);
     }
     // and the network's next best forms, for the spelling model to weigh
-    if (spelling) for (const cls of bestForms(slots, w.s0, w.s1, probs, C, typedFixed, unknownCandidates)) add(cls, formWith(us, w, slots, cls, classes, language));
+    if (unknown && spellWeight > 0) for (const cls of bestForms(slots, w.s0, w.s1, probs, C, typedFixed, unknownCandidates)) add(cls, formWith(us, w, slots, cls, classes, language));
     if (out.length === 0) {
       const ownId = table.id(ownForm);
       return [{ form: ownForm, id: ownId, cls: classIdOf(ownId), dict: false, classes: own, score: 0 }];
