@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { formOf, hasMarks, units, vietnameseToneOnFirstVowel } from '../services/capabilities/diacritize/marks.ts';
-import { DEFAULT_CLASS_SUFFIX, END, keyOf, START, wordClass } from '../services/capabilities/diacritize/word-lm.ts';
+import { DEFAULT_CLASS_SUFFIX, END, keyOf, NUMBER, START, tokensOf, wordClass } from '../services/capabilities/diacritize/word-lm.ts';
 import { encodeWordLm, packWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
 import { CORPORA, DIACRITICS_SOURCES, lineWeight, linesOf, registerWeight } from './diacritics-data.ts';
 import { frequencyShares, HUNSPELL, hunspellWords, lexiconOf, type LexiconEntry } from './diacritics-lexicons.ts';
@@ -21,18 +21,19 @@ import { buildSpellingArrays, spellingForms, textFormCounts } from './spelling-l
 import { packSpellingLm, type SpellingArrays } from '../services/capabilities/diacritize/spelling-lm.ts';
 
 /**
- * Lower-case forms of the words (maximal runs of letters) of a line, NFC; Vietnamese in the
- * project's tone placement (vietnameseToneOnFirstVowel), so the lexicon proposes one style.
+ * The tokens of a line for the word and class models (word-lm.ts tokensOf, as the decoder
+ * reads a text): lower-case forms of its words (maximal runs of letters), NFC, and
+ * {@link NUMBER} for each run of digits; Vietnamese in the project's tone placement
+ * (vietnameseToneOnFirstVowel), so the lexicon proposes one style.
  */
 export function formsOfLine(line: string, language: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  for (const u of units(language === 'vie' ? vietnameseToneOnFirstVowel(line) : line)) {
-    if (u.letter) cur += formOf(u, language);
-    else if (cur) { out.push(cur.normalize('NFC')); cur = ''; }
-  }
-  if (cur) out.push(cur.normalize('NFC'));
-  return out;
+  const us = units(language === 'vie' ? vietnameseToneOnFirstVowel(line) : line);
+  return tokensOf(us).map((t) => (t.number ? NUMBER : us.slice(t.from, t.to).map((u) => formOf(u, language)).join('').normalize('NFC')));
+}
+
+/** The words of a line as {@link formsOfLine} writes them, without its numbers (the spelling model's and the lexicons' forms). */
+export function wordsOfLine(line: string, language: string): string[] {
+  return formsOfLine(line, language).filter((f) => f !== NUMBER);
 }
 
 /** A training line with its weight. */
@@ -275,7 +276,7 @@ export const SPELLING_LANGUAGES: ReadonlySet<string> = new Set(['yor', 'ibo', 'h
  */
 export function buildSpellingLanguages(lines: ReadonlyMap<string, readonly WeightedLine[]>, dictionaryForms: (language: string) => Iterable<string>, root = CORPORA, languages: ReadonlySet<string> = SPELLING_LANGUAGES): Map<string, SpellingArrays> {
   const out = new Map<string, SpellingArrays>();
-  for (const [lang, ls] of lines) if (languages.has(lang)) out.set(lang, buildSpellingArrays(spellingForms(textFormCounts(ls, lang, formsOfLine), frequencyShares(lang, root), dictionaryForms(lang))));
+  for (const [lang, ls] of lines) if (languages.has(lang)) out.set(lang, buildSpellingArrays(spellingForms(textFormCounts(ls, lang, wordsOfLine), frequencyShares(lang, root), dictionaryForms(lang))));
   return out;
 }
 

@@ -17,6 +17,9 @@
  * trigrams over bigrams over additively smoothed unigrams (`order` 2 stops at bigrams);
  * the words before a text's first word are `<s>`, and `</s>` is predicted after the last
  * (so that each context's probabilities sum to one); punctuation does not break the chain.
+ * The chain is every token of the text ({@link tokensOf}): words with a choice of marks,
+ * words without one (Polish "w", Spanish "y": one candidate each, there as context) and
+ * numbers ({@link NUMBER}), as the training text was counted.
  * Bigrams and trigrams seen once are left out of the file, except in the languages of
  * scripts/word-lm.ts MIN_COUNT (Vietnamese, French); their mass goes to the lower order
  * through the follower counts, which are taken before pruning. With trigrams the
@@ -54,7 +57,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LazyParts } from './lazy-parts.ts';
 import { formOf, units, type Unit } from './marks.ts';
-import { bestClass, classIndexOf, classOf, formFrom, wordsWithSlots, type Slot, type Word } from './tagger.ts';
+import { bestClass, classIndexOf, classOf, formFrom, type Slot, type Word } from './tagger.ts';
 import { firstHighVowel, HIGH_VOWEL_PAIRS, harmonyHost, harmonyVowel, isApostropheSuffix } from './languages.ts';
 import { BoundedMemo } from '../../lib/bounded-memo.ts';
 import { bytesOf, findIn, findLine, findSorted, lineStarts, openWordLm, type LangArrays } from './word-lm-format.ts';
@@ -177,14 +180,14 @@ export const DEFAULT_CLASS_SUFFIX = 2;
  * letters (code points) is a class of its own (`=` and the form: the function words "a",
  * "à", "el", "él", "że", "ze" stay apart), a longer one is named by its last `suffix`
  * letters (`-` and the ending: with two, "décidé" and "aidé" are both `-dé`, "pense" is
- * `-se`, "głową" `-wą`); `<s>` and `</s>` are themselves. A class-based n-gram model (Brown et
+ * `-se`, "głową" `-wą`); `<s>`, `</s>` and {@link NUMBER} are themselves. A class-based n-gram model (Brown et
  * al. 1992, "Class-based n-gram models of natural language", Computational Linguistics
  * 18(4)) with the endings as classes gives the word model what its sparse word trigrams
  * lack for a word never seen in a context: that a past participle in -é follows "a" in
  * French, an instrumental in -ą follows "z" in Polish.
  */
 export function wordClass(form: string, suffix: number): string {
-  if (form === START || form === END) return form;
+  if (form === START || form === END || form === NUMBER) return form;
   const cps = [...form];
   return cps.length <= suffix + 1 ? `=${form}` : `-${cps.slice(-suffix).join('')}`;
 }
@@ -203,6 +206,37 @@ export const DEFAULT_MAX_STATES = 64;
 export const START = '<s>';
 /** The end of a text, predicted after its last word (so that each context's probabilities sum to one). */
 export const END = '</s>';
+/**
+ * The token of a number (a run of decimal digits, Unicode Nd) in the word and class models:
+ * the words around a number are each other's context and the number theirs ("né le 26
+ * octobre" is "né le <num> octobre"), as in the training text ({@link tokensOf}).
+ */
+export const NUMBER = '<num>';
+
+/** A unit that is a decimal digit (Unicode Nd). */
+const isDigit = (u: Unit): boolean => !u.letter && /^\p{Nd}$/u.test(u.base);
+
+/**
+ * The tokens of a text for the word and class models, in order: its words (maximal runs of
+ * letter units, `[from, to)` in units; every word, with or without a slot) and its numbers
+ * (maximal runs of digit units, `number: true`); anything else (spaces, punctuation)
+ * separates them and is no token. scripts/word-lm.ts formsOfLine counts the training
+ * lines with the same rule, so that the decoder's contexts are the ones counted.
+ * @param us the text's units (marks.ts units)
+ * @returns per token its units and whether it is a number
+ */
+export function tokensOf(us: readonly Unit[]): Array<{ from: number; to: number; number: boolean }> {
+  const out: Array<{ from: number; to: number; number: boolean }> = [];
+  for (let i = 0; i < us.length;) {
+    const number = isDigit(us[i]!);
+    if (!number && !us[i]!.letter) { i++; continue; }
+    let j = i + 1;
+    while (j < us.length && (number ? isDigit(us[j]!) : us[j]!.letter)) j++;
+    out.push({ from: i, to: j, number });
+    i = j;
+  }
+  return out;
+}
 /** Log probability of a mark the network does not allow for a letter (a lexicon form the class space lacks). */
 const LOG_FLOOR = Math.log(1e-9);
 
@@ -464,8 +498,18 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   // the network's own choice per slot
   const chosen = Int32Array.from(slots, (slot, k) => bestClass(slot, probs, k, C));
   if (!lm.has(language)) return chosen;
-  const words = wordsWithSlots(us, slots);
-  if (words.length === 0) return chosen;
+  // every word and number of the text (the training text's tokens); a word without a slot
+  // and a number have one candidate each and are there as context
+  const words: Array<Word & { number: boolean }> = [];
+  let s0 = 0;
+  for (const t of tokensOf(us)) {
+    while (s0 < slots.length && slots[s0]!.unit < t.from) s0++;
+    let s1 = s0;
+    while (s1 < slots.length && slots[s1]!.unit < t.to) s1++;
+    words.push({ ...t, s0, s1 });
+    s0 = s1;
+  }
+  if (!words.some((w) => w.s1 > w.s0)) return chosen;
   const W = lm.spec.char_weight[language] ?? lm.spec.char_weight.default ?? 0.5;
   const Wu = lm.spec.unknown_char_weight?.[language] ?? lm.spec.unknown_char_weight?.default ?? W;
   const plainBonus = perLanguage(lm.spec.unknown_plain, language);
@@ -500,7 +544,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   // per word, its lexicon key (its letters' bases)
   const keys = words.map((w) => us.slice(w.from, w.to).map((u) => u.base).join(''));
   const harmonyOf: ({ prev: true } | { prev: false; vowel: string | null } | null)[] = words.map((w, i) => {
-    if (harmonyWeight <= 0) return null;
+    if (harmonyWeight <= 0 || w.number) return null;
     const host = harmonyHost(language, us, w.from, keys[i]!);
     if (!host) return null;
     if (host.abbreviation) return { prev: false, vowel: null };
@@ -511,6 +555,12 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   /** a candidate's `cls` from its id in the word model (-1: not in its tables) */
   const classIdOf = (formId: number): number => (ct && formId >= 0 ? table.classId(formId, ct, suffix) : -1);
   const lattice: Cand[][] = words.map((w, wi) => {
+    if (w.s0 === w.s1) {
+      // a number or a word without a slot: its one form, a context of its neighbours as in the training text
+      const form = w.number ? NUMBER : formWith(us, w, slots, new Int32Array(0), classes, language);
+      const id = table.id(form);
+      return [{ form, id, cls: classIdOf(id), dict: false, classes: new Int32Array(0), score: 0 }];
+    }
     const slotAt = new Map<number, number>();
     for (let k = w.s0; k < w.s1; k++) slotAt.set(slots[k]!.unit, k);
     const typedFixed = new Map<number, number>(); // slot → class the caller typed and the network accepts

@@ -14,11 +14,11 @@ import { describe, expect, it, vi } from 'vitest';
 import { firstHighVowel, harmonyHost, harmonyVowel, isApostropheSuffix } from '../../../services/capabilities/diacritize/languages.ts';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
-import { bestForms, decodeText, DEFAULT_MAX_STATES, END, LangLm, LOOKUP_CACHE_KEY_MAX, LOOKUP_CACHE_MAX, START, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
+import { bestForms, decodeText, DEFAULT_MAX_STATES, END, LangLm, LOOKUP_CACHE_KEY_MAX, LOOKUP_CACHE_MAX, NUMBER, START, tokensOf, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
 import { decodeWordLm, openWordLm, packWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
 import { packSpellingLm, type SpellingArrays } from '../../../services/capabilities/diacritize/spelling-lm.ts';
 import { buildSpellingArrays } from '../../../scripts/spelling-lm.ts';
-import { buildClassLanguages, buildLanguages, CLASS_LANGUAGES, buildWordLm, DEFAULT_MIN_COUNT, MIN_COUNT } from '../../../scripts/word-lm.ts';
+import { buildClassLanguages, buildLanguages, CLASS_LANGUAGES, buildWordLm, DEFAULT_MIN_COUNT, formsOfLine, MIN_COUNT } from '../../../scripts/word-lm.ts';
 import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
 
 const SPEC: WordLmSpec = { file: '', char_weight: { default: 1 }, discount: 0.7, unigram_add: 0.5, max_candidates: 8, order: 3 };
@@ -159,6 +159,35 @@ describe('word-level decoding', () => {
       expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen })).toBe(want);
       // without the decoder, the network's best (no mark) everywhere
       expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true })).toBe(text);
+    }
+  });
+
+  it('reads a word without a slot as the context of the next one, as the training text counted it (regression: such words left the chain)', () => {
+    // only "a" has a choice, so "xyz" has no slot; after it the training text writes "gà", at the start "ga"
+    const m = lm(['xyz gà', 'xyz gà ăn', 'ga tàu', 'ga nhỏ']);
+    const text = 'xyz ga';
+    const us = units(text);
+    const slots = slotsOf(us, text, { a: CLASSES.map((_, i) => i) });
+    expect(slots.map((sl) => us[sl.unit]!.base)).toEqual(['a']);
+    const probs = new Float32Array(CLASSES.length).fill(1e-4);
+    probs[0] = 0.55; probs[CLASSES.indexOf('\u0300')] = 0.45;
+    const chosen = decodeText(m, 'vie', us, slots, probs, CLASSES, 0.01);
+    expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen })).toBe('xyz gà');
+  });
+
+  it('reads a number as a token of the chain, as the training lines were counted: "xyz 3 ga" is not "xyz ga"', () => {
+    expect(formsOfLine('Né le 26 octobre 1881, à Paris (12H30)', 'fra')).toEqual(['né', 'le', NUMBER, 'octobre', NUMBER, 'à', 'paris', NUMBER, 'h', NUMBER]);
+    expect(tokensOf(units('a 1,5b')).map((t) => [t.from, t.to, t.number])).toEqual([[0, 1, false], [2, 3, true], [4, 5, true], [5, 6, false]]);
+    // after "xyz" the training text writes "ga", after "xyz" and a number "gà"
+    const m = lm(['xyz 12 gà', 'xyz 7 gà ăn', 'xyz 2024 gà', 'xyz ga nhỏ', 'xyz ga to', 'xyz ga']);
+    const only = { a: CLASSES.map((_, i) => i) };
+    for (const [text, want] of [['xyz 3 ga', 'xyz 3 gà'], ['xyz ga', 'xyz ga']] as const) {
+      const us = units(text);
+      const slots = slotsOf(us, text, only);
+      const probs = new Float32Array(CLASSES.length).fill(1e-4);
+      probs[0] = 0.55; probs[CLASSES.indexOf('\u0300')] = 0.45;
+      const chosen = decodeText(m, 'vie', us, slots, probs, CLASSES, 0.01);
+      expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen })).toBe(want);
     }
   });
 
