@@ -182,9 +182,17 @@ describe('in-flight items per capability', () => {
       expect(refused!.headers['retry-after']).toBe('1');
       expect(refused!.json().error).toMatch(/^language-id is overloaded on this gateway \(\d+ items in flight, at most \d+ now; queue wait (\d+) ms, target 1000 ms\); retry shortly$/);
       expect(Number(/queue wait (\d+) ms/.exec(refused!.json().error)![1])).toBeGreaterThan(1000);
+      // the limit when it refused: below the texts in flight then (a round's 30, and at most
+      // the 30 of the round before whose responses were still closing), far below the floor
+      // of 1,024 it stands at while items do not wait, so the queue wait cut it
+      expect(Number(/at most (\d+) now/.exec(refused!.json().error)![1])).toBeLessThan(60);
       const metrics = (await svc.gateway.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer shed-test' } })).body;
       expect(Number(/lmstream_shed_requests_total\{reason="language-id"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
-      expect(Number(/lmstream_gateway_inflight_limit_items\{capability="language-id"\} (\d+)/.exec(metrics)?.[1])).toBeLessThan(30);
+      // the limit by the time of the scrape: at most the ceiling; its value then depends on
+      // which 100 ms intervals the last answers closed (an interval with the refusal and no
+      // wait raises it by a quarter), so it is not compared with the round's 30 texts
+      // (regression: 30 against "below 30" on a busy machine)
+      expect(Number(/lmstream_gateway_inflight_limit_items\{capability="language-id"\} (\d+)/.exec(metrics)?.[1])).toBeLessThanOrEqual(8192);
       expect(Number(/lmstream_gateway_queue_wait_seconds_count\{capability="language-id"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
     } finally { await slow.stop(); }
   });
