@@ -126,20 +126,32 @@ export function restore(us: readonly Unit[], slots: readonly Slot[], probs: Arra
 /** A word of a text: units [from, to) and the slots inside it, [s0, s1). */
 export interface Word { from: number; to: number; s0: number; s1: number; }
 
+/**
+ * Spans of units (`[from, to)`, in text order, not overlapping) with the slots inside each,
+ * `[s0, s1)` (`s0 === s1`: none), in one pass over both.
+ */
+export function withSlots<T extends { from: number; to: number }>(spans: Iterable<T>, slots: readonly Slot[]): Array<T & { s0: number; s1: number }> {
+  const out: Array<T & { s0: number; s1: number }> = [];
+  let s = 0;
+  for (const span of spans) {
+    while (s < slots.length && slots[s]!.unit < span.from) s++;
+    let e = s;
+    while (e < slots.length && slots[e]!.unit < span.to) e++;
+    out.push({ ...span, s0: s, s1: e });
+    s = e;
+  }
+  return out;
+}
+
 /** The words (maximal runs of letter units) of a text that hold at least one slot. */
 export function wordsWithSlots(us: readonly Unit[], slots: readonly Slot[]): Word[] {
-  const out: Word[] = [];
-  let s = 0;
+  const runs: Array<{ from: number; to: number }> = [];
   for (let i = 0; i < us.length;) {
     if (!us[i]!.letter) { i++; continue; }
     let j = i;
     while (j < us.length && us[j]!.letter) j++;
-    while (s < slots.length && slots[s]!.unit < i) s++;
-    let e = s;
-    while (e < slots.length && slots[e]!.unit < j) e++;
-    if (e > s) out.push({ from: i, to: j, s0: s, s1: e });
-    s = e;
+    runs.push({ from: i, to: j });
     i = j;
   }
-  return out;
+  return withSlots(runs, slots).filter((w) => w.s1 > w.s0);
 }

@@ -57,7 +57,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LazyParts } from './lazy-parts.ts';
 import { formOf, units, type Unit } from './marks.ts';
-import { bestClass, classIndexOf, classOf, formFrom, type Slot, type Word } from './tagger.ts';
+import { bestClass, classIndexOf, classOf, formFrom, withSlots, type Slot, type Word } from './tagger.ts';
 import { firstHighVowel, HIGH_VOWEL_PAIRS, harmonyHost, harmonyVowel, isApostropheSuffix } from './languages.ts';
 import { BoundedMemo } from '../../lib/bounded-memo.ts';
 import { bytesOf, findIn, findLine, findSorted, lineStarts, openWordLm, type LangArrays } from './word-lm-format.ts';
@@ -500,15 +500,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   if (!lm.has(language)) return chosen;
   // every word and number of the text (the training text's tokens); a word without a slot
   // and a number have one candidate each and are there as context
-  const words: Array<Word & { number: boolean }> = [];
-  let s0 = 0;
-  for (const t of tokensOf(us)) {
-    while (s0 < slots.length && slots[s0]!.unit < t.from) s0++;
-    let s1 = s0;
-    while (s1 < slots.length && slots[s1]!.unit < t.to) s1++;
-    words.push({ ...t, s0, s1 });
-    s0 = s1;
-  }
+  const words = withSlots(tokensOf(us), slots);
   if (!words.some((w) => w.s1 > w.s0)) return chosen;
   const W = lm.spec.char_weight[language] ?? lm.spec.char_weight.default ?? 0.5;
   const Wu = lm.spec.unknown_char_weight?.[language] ?? lm.spec.unknown_char_weight?.default ?? W;

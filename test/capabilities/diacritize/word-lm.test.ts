@@ -162,17 +162,20 @@ describe('word-level decoding', () => {
     }
   });
 
-  it('reads a word without a slot as the context of the next one, as the training text counted it (regression: such words left the chain)', () => {
-    // only "a" has a choice, so "xyz" has no slot; after it the training text writes "gà", at the start "ga"
-    const m = lm(['xyz gà', 'xyz gà ăn', 'ga tàu', 'ga nhỏ']);
-    const text = 'xyz ga';
+  /** The decoder's answer for a text where only its one "a" has a choice, the network hesitating between "a" and "à". */
+  const decodeOneA = (m: WordLm, text: string): string => {
     const us = units(text);
     const slots = slotsOf(us, text, { a: CLASSES.map((_, i) => i) });
     expect(slots.map((sl) => us[sl.unit]!.base)).toEqual(['a']);
     const probs = new Float32Array(CLASSES.length).fill(1e-4);
     probs[0] = 0.55; probs[CLASSES.indexOf('\u0300')] = 0.45;
     const chosen = decodeText(m, 'vie', us, slots, probs, CLASSES, 0.01);
-    expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen })).toBe('xyz gà');
+    return restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen });
+  };
+
+  it('reads a word without a slot as the context of the next one, as the training text counted it (regression: such words left the chain)', () => {
+    // only "a" has a choice, so "xyz" has no slot; after it the training text writes "gà", at the start "ga"
+    expect(decodeOneA(lm(['xyz gà', 'xyz gà ăn', 'ga tàu', 'ga nhỏ']), 'xyz ga')).toBe('xyz gà');
   });
 
   it('reads a number as a token of the chain, as the training lines were counted: "xyz 3 ga" is not "xyz ga"', () => {
@@ -180,15 +183,8 @@ describe('word-level decoding', () => {
     expect(tokensOf(units('a 1,5b')).map((t) => [t.from, t.to, t.number])).toEqual([[0, 1, false], [2, 3, true], [4, 5, true], [5, 6, false]]);
     // after "xyz" the training text writes "ga", after "xyz" and a number "gà"
     const m = lm(['xyz 12 gà', 'xyz 7 gà ăn', 'xyz 2024 gà', 'xyz ga nhỏ', 'xyz ga to', 'xyz ga']);
-    const only = { a: CLASSES.map((_, i) => i) };
-    for (const [text, want] of [['xyz 3 ga', 'xyz 3 gà'], ['xyz ga', 'xyz ga']] as const) {
-      const us = units(text);
-      const slots = slotsOf(us, text, only);
-      const probs = new Float32Array(CLASSES.length).fill(1e-4);
-      probs[0] = 0.55; probs[CLASSES.indexOf('\u0300')] = 0.45;
-      const chosen = decodeText(m, 'vie', us, slots, probs, CLASSES, 0.01);
-      expect(restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen })).toBe(want);
-    }
+    expect(decodeOneA(m, 'xyz 3 ga')).toBe('xyz 3 gà');
+    expect(decodeOneA(m, 'xyz ga')).toBe('xyz ga');
   });
 
   it('keeps the network\'s form for a word the lexicon lacks, and the case of the input', () => {
