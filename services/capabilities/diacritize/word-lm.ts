@@ -190,7 +190,7 @@ export const DEFAULT_CLASS_SUFFIX = 2;
  * in -é follows "a" in French, an instrumental in -ą follows "z" in Polish, a preterite in
  * -ó follows "se" in Spanish. A final marked letter is an inflection of its own (the
  * Spanish preterite, the French participle, the Polish instrumental and accusative), so
- * its class pools every consonant before it: on the news development set (diacnet-2.0,
+ * its class pools every letter before it: on the news development set (diacnet-2.0,
  * settings retuned) that took Spanish from 414 to 390 wrong words, French from 364 to 348
  * and Polish from 124 to 120 (docs/diacritics.md).
  */

@@ -384,10 +384,10 @@ describe('word-class model', () => {
   // "lance" and "lancé" are written once each and never after either, so the word model
   // cannot tell them apart there, and the class model (-cé after "a") can
   const FRA = ['il a placé', 'il a forcé', 'il a percé', 'il place', 'il force', 'il perce', 'lance', 'lancé'];
-  const decode = (m: WordLm, text: string) => {
-    // the network cannot tell "e" from "é"
-    const { us, slots, probs } = plan(text, (b): Record<string, number> => (b === 'e' ? { '': 0.5, '\u0301': 0.5 } : {}));
-    return restore(us, slots, probs, CLASSES, { language: 'fra', minConfidence: 0, caseEndings: true, chosen: decodeText(m, 'fra', us, slots, probs, CLASSES, 0.01) });
+  /** `text` decoded where the network cannot tell `letter` from its form with an acute accent */
+  const decode = (m: WordLm, text: string, language = 'fra', letter = 'e') => {
+    const { us, slots, probs } = plan(text, (b): Record<string, number> => (b === letter ? { '': 0.5, '\u0301': 0.5 } : {}));
+    return restore(us, slots, probs, CLASSES, { language, minConfidence: 0, caseEndings: true, chosen: decodeText(m, language, us, slots, probs, CLASSES, 0.01) });
   };
   const model = (weight: number) => new WordLm({ ...SPEC, class_weight: { default: weight } }, decodeWordLm(buildWordLm(new Map([['fra', FRA]]), new Map(), 1)), buildClassLanguages(new Map([['fra', FRA.map((text) => ({ text, weight: 1 }))]])));
 
@@ -419,10 +419,7 @@ describe('word-class model', () => {
     // "traslado" after "el" as well, so the word model prefers "traslado" anywhere
     const SPA = ['se cambió', 'se llevó', 'se fijó', 'se tocó', 'el traslado', 'el cambio', 'traslado', 'trasladó'];
     const m = new WordLm({ ...SPEC, class_weight: { default: 1 } }, decodeWordLm(buildWordLm(new Map([['spa', SPA]]), new Map(), 1)), buildClassLanguages(new Map([['spa', SPA.map((text) => ({ text, weight: 1 }))]])));
-    const run = (text: string) => {
-      const { us, slots, probs } = plan(text, (b): Record<string, number> => (b === 'o' ? { '': 0.5, '\u0301': 0.5 } : {}));
-      return restore(us, slots, probs, CLASSES, { language: 'spa', minConfidence: 0, caseEndings: true, chosen: decodeText(m, 'spa', us, slots, probs, CLASSES, 0.01) });
-    };
+    const run = (text: string) => decode(m, text, 'spa', 'o');
     // with classes of the last two letters, "-dó" was never seen after "se" and "-do" was seen more often
     expect(run('se traslado')).toBe('se trasladó');
     expect(run('el traslado')).toBe('el traslado');
