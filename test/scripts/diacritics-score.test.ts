@@ -2,12 +2,16 @@
  * How diacritic restoration is scored (scripts/diacritics-score.ts) and how its text is
  * split (scripts/diacritics-data.ts): both Vietnamese tone placements count as the same
  * restoration, words are compared position by position, Arabic DER counts with and
- * without case endings, and an NTREX file splits by position in each translation into
- * development, margin and training lines.
+ * without case endings, an NTREX file splits by position in each translation into
+ * development, margin and training lines, and Arabic's held-out split gives half its lines
+ * to development.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { der, wordScore, words } from '../../scripts/diacritics-score.ts';
-import { ntrexRoles } from '../../scripts/diacritics-data.ts';
+import { devHalf, heldOut, linesOf, ntrexRoles } from '../../scripts/diacritics-data.ts';
 
 describe('diacritics scoring', () => {
   it('accepts both Vietnamese tone placements ("hòa" and "hoà", "thủy" and "thuỷ") on either side', () => {
@@ -44,5 +48,40 @@ describe('NTREX split', () => {
     expect(roles.slice(0, 10).every((r) => r === 'dev')).toBe(true);
     expect(roles[10]).toBe('unused');
     expect(roles.slice(11).every((r) => r === 'train')).toBe(true);
+  });
+});
+
+describe('Arabic development half', () => {
+  // lines that differ in one place, as Tashkeela verses and sentences do
+  const LINES = Array.from({ length: 3000 }, (_, i) => `قَالَ الرَّجُلُ ${i} كَلِمَةً`);
+
+  it('gives about half of the held-out lines to development, by a hash that does not follow the held-out one (regression: the low bit of FNV-1a is the same for every held-out line)', () => {
+    const held = LINES.filter(heldOut);
+    expect(held.length).toBeGreaterThan(200);
+    const dev = held.filter(devHalf).length;
+    expect(dev / held.length).toBeGreaterThan(0.35);
+    expect(dev / held.length).toBeLessThan(0.65);
+    // a line's marks do not move it: the split is of the text as typed without them
+    expect(devHalf('قال الرجل 1 كلمة')).toBe(devHalf('قَالَ الرَّجُلُ 1 كَلِمَةً'));
+  });
+
+  it('reads Arabic training, held-out and development lines from a corpora folder, the development ones from the held-out split only', () => {
+    const root = mkdtempSync(join(tmpdir(), 'ara-split-'));
+    try {
+      mkdirSync(join(root, 'tashkeel'));
+      mkdirSync(join(root, 'text', 'arb_Arab'), { recursive: true });
+      writeFileSync(join(root, 'tashkeel', 'ara_train.txt'), LINES.slice(0, 2000).join('\n'));
+      writeFileSync(join(root, 'text', 'arb_Arab', 'books.txt'), LINES.slice(2000).join('\n'));
+      const lines = linesOf('ara', root);
+      const by = (role: string) => lines.filter((l) => l.role === role).map((l) => l.text);
+      expect(by('dev').length).toBeGreaterThan(50);
+      expect(by('heldout').length).toBeGreaterThan(50);
+      expect(by('dev').every((l) => heldOut(l) && devHalf(l))).toBe(true);
+      expect(by('heldout').every((l) => heldOut(l) && !devHalf(l))).toBe(true);
+      expect(by('train').every((l) => !heldOut(l))).toBe(true);
+      expect(lines.length).toBe(LINES.length);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
