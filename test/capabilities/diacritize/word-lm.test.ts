@@ -361,7 +361,7 @@ describe('word-level decoding', () => {
 });
 
 describe('word-class model', () => {
-  it('names a form by its last two letters, by its last letter where that carries a mark, a short form by itself', () => {
+  it('names a form by its last two letters, by its last letter where that carries a mark, a short form by itself, an Arabic form by its last two letters with their marks', () => {
     expect(wordClass('pense', 2)).toBe('-se');
     expect(wordClass('traslado', 2)).toBe('-do');
     // a final marked letter pools the letters before it: one class for every preterite in -ó, participle in -é, instrumental in -ą
@@ -377,6 +377,11 @@ describe('word-class model', () => {
     expect(wordClass('ją', 2)).toBe('=ją');
     expect(wordClass('été', 2)).toBe('=été');
     expect(wordClass(START, 2)).toBe(START);
+    // Arabic: the last two letters with their marks (the case ending and the letter before it)
+    expect(wordClass('الكِتَابِ', 2)).toBe('-ابِ');
+    expect(wordClass('بَيْتِ', 2)).toBe('-يْتِ');
+    expect(wordClass('المُعَلِّمُونَ', 2)).toBe('-ونَ');
+    expect(wordClass('فِي', 2)).toBe('=فِي');
     expect(wordClass(END, 2)).toBe(END);
   });
 
@@ -423,6 +428,29 @@ describe('word-class model', () => {
     // with classes of the last two letters, "-dó" was never seen after "se" and "-do" was seen more often
     expect(run('se traslado')).toBe('se trasladó');
     expect(run('el traslado')).toBe('el traslado');
+  });
+
+  it('restores an Arabic case ending that the class of the last two letters was seen with after the word before it', () => {
+    // "فِي" then a genitive in -ابِ three times; "كِتَابُ" (nominative) written twice,
+    // "كِتَابِ" once, neither after "فِي": the word model prefers the nominative anywhere
+    const ARA = ['فِي كِلَابِ', 'فِي ثِيَابِ', 'فِي أَبْوَابِ', 'هَذَا كِتَابُ', 'كِتَابُ', 'كِتَابِ'];
+    const AR_CLASSES = ['', '\u064e', '\u064f', '\u0650', '\u0652'];
+    const MARK: Record<string, string> = { ف: '\u0650', ي: '', ك: '\u0650', ت: '\u064e', ا: '' };
+    const run = (m: WordLm, text: string) => {
+      const us = units(text);
+      const slots = slotsOf(us, text, Object.fromEntries([...'فيكتاب'].map((b) => [b, AR_CLASSES.map((_, i) => i)])));
+      const probs = new Float32Array(slots.length * AR_CLASSES.length).fill(1e-4);
+      // the network is sure of every mark but the last letter's, which it cannot tell between u and i
+      slots.forEach((sl, k) => {
+        const b = us[sl.unit]!.base;
+        if (b === 'ب') { probs[k * AR_CLASSES.length + 2] = 0.5; probs[k * AR_CLASSES.length + 3] = 0.5; } else probs[k * AR_CLASSES.length + AR_CLASSES.indexOf(MARK[b]!)] = 0.99;
+      });
+      return restore(us, slots, probs, AR_CLASSES, { language: 'ara', minConfidence: 0, caseEndings: true, chosen: decodeText(m, 'ara', us, slots, probs, AR_CLASSES, 0.01) });
+    };
+    const model = (weight: number) => new WordLm({ ...SPEC, class_weight: { default: weight } }, decodeWordLm(buildWordLm(new Map([['ara', ARA]]), new Map(), 1)), buildClassLanguages(new Map([['ara', ARA.map((text) => ({ text, weight: 1 }))]])));
+    expect(run(model(1), 'في كتاب')).toBe('فِي كِتَابِ');
+    // without the class model the word model's nominative wins
+    expect(run(model(0), 'في كتاب')).toBe('فِي كِتَابُ');
   });
 
   it('reads a language\'s class part only when the language gives the class model a weight, and fails its texts alone when that part is damaged', () => {
