@@ -45,5 +45,5 @@ export function der(want: string, got: string): { all: [number, number]; noCase:
   return r;
 }
 
-/** A count pair as a percentage with one decimal, or — when nothing was counted. */
-export const pctOf = (x: readonly [number, number]): string => (x[1] === 0 ? '—' : (100 * x[0] / x[1]).toFixed(1));
+/** A count pair as a percentage with `decimals` decimals (default one), or — when nothing was counted. */
+export const pctOf = (x: readonly [number, number], decimals = 1): string => (x[1] === 0 ? '—' : (100 * x[0] / x[1]).toFixed(decimals));
