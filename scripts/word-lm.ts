@@ -254,7 +254,7 @@ export const CLASS_LANGUAGES: ReadonlySet<string> = new Set(['yor', 'ibo', 'pol'
  */
 export function buildClassLanguages(lines: ReadonlyMap<string, readonly WeightedLine[]>, suffix = DEFAULT_CLASS_SUFFIX, languages: ReadonlySet<string> = CLASS_LANGUAGES): Map<string, LangArrays> {
   const langs = new Map<string, LangArrays>();
-  for (const [lang, ls] of lines) if (languages.has(lang)) langs.set(lang, buildLangArrays(ls, lang, new Map(), 0, (line, l) => formsOfLine(line, l).map((f) => wordClass(f, suffix))));
+  for (const [lang, ls] of lines) if (languages.has(lang)) langs.set(lang, buildLangArrays(ls, lang, new Map(), 0, (line, l) => formsOfLine(line, l).map((f) => wordClass(f, suffix, l))));
   return langs;
 }
 

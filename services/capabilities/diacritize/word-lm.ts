@@ -173,8 +173,14 @@ export interface WordLmSpec {
  */
 export const DEFAULT_UNKNOWN_CANDIDATES = 8;
 
-/** Arabic script (the Unicode Script property), whose forms {@link wordClass} names by their last letters with their marks. */
-const ARABIC_SCRIPT = /\p{Script=Arabic}/u;
+/**
+ * Languages (ISO 639-3) whose marks are written on nearly every word, so that a final
+ * marked letter is no inflection of its own: {@link wordClass} names their forms by their
+ * last `suffix` letters with their marks. Arabic (its vowels: the case ending is the last
+ * letter's) and Yorùbá (its tones on every vowel). Igbo, tried too, moved by 6 held-out
+ * words and none of its news ones, and keeps the rule of the other languages.
+ */
+export const UNIT_CLASS_LANGUAGES: ReadonlySet<string> = new Set(['ara', 'yor']);
 
 /** Default of `class_suffix`: the last two letters (on the news development set one did worse in French, three in French and Polish; docs/diacritics.md); a final marked letter names the class alone ({@link wordClass}). */
 export const DEFAULT_CLASS_SUFFIX = 2;
@@ -195,21 +201,25 @@ export const DEFAULT_CLASS_SUFFIX = 2;
  * Spanish preterite, the French participle, the Polish instrumental and accusative), so
  * its class pools every letter before it: on the news development set (diacnet-2.0,
  * settings retuned) that took Spanish from 414 to 390 wrong words, French from 364 to 348
- * and Polish from 124 to 120 (docs/diacritics.md). An Arabic form, whose letters nearly
- * all carry a mark, is named by its last `suffix` letters with their marks (marks.ts
- * units): the final letter's vowel is the case ending ("فِي" then a genitive in -ِ), the
- * letter before it tells the ending's pattern apart (the sound plural "-ونَ", "-ينَ").
- * Chosen on 500 lines of the Arabic held-out split (diacnet-2.0, DER with case endings,
- * 3.63 % without a class model): the last two letters with their marks 3.46, the last
- * letter alone 3.52, its vowel alone 3.54, the last three 3.46 with a part of 5.6 MB
- * against 3.6 (docs/diacritics.md).
+ * and Polish from 124 to 120 (docs/diacritics.md). In a language of
+ * {@link UNIT_CLASS_LANGUAGES}, whose words nearly all end in a marked letter, a form is
+ * named by its last `suffix` letters with their marks (marks.ts units) instead: in Arabic
+ * the final letter's vowel is the case ending ("فِي" then a genitive in -ِ) and the
+ * letter before it tells the ending's pattern apart (the sound plural "-ونَ", "-ينَ"); in
+ * Yorùbá "ọmọ̀" is `-mọ̀`, not the `-ọ̀` of every word ending in that tone. Chosen for
+ * Arabic on 500 lines of its held-out split (diacnet-2.0, DER with case endings, 3.63 %
+ * without a class model): the last two letters with their marks 3.46, the last letter
+ * alone 3.52, its vowel alone 3.54, the last three 3.46 with a part of 5.6 MB against 3.6;
+ * for Yorùbá on its news development set (diacnet-2.0 75.40 → 75.46 %, the held-out split
+ * 83.48 → 84.57; docs/diacritics.md).
+ * @param language the form's language (ISO 639-3; default none: the rule of most languages)
  */
-export function wordClass(form: string, suffix: number): string {
+export function wordClass(form: string, suffix: number, language = ''): string {
   if (form === START || form === END || form === NUMBER) return form;
   const cps = [...form];
   if (cps.length <= suffix + 1) return `=${form}`;
   const us = units(form);
-  if (ARABIC_SCRIPT.test(form)) return `-${us.slice(-suffix).map((u) => u.text).join('')}`;
+  if (UNIT_CLASS_LANGUAGES.has(language)) return `-${us.slice(-suffix).map((u) => u.text).join('')}`;
   const last = us[us.length - 1];
   return last?.letter && last.marked ? `-${last.text}` : `-${cps.slice(-suffix).join('')}`;
 }
@@ -296,7 +306,7 @@ export class LangLm {
   private readonly dictCache = new BoundedMemo<readonly string[]>(LOOKUP_CACHE_MAX, LOOKUP_CACHE_KEY_MAX);
   private readonly formCache: string[] = [];
 
-  constructor(readonly a: LangArrays, private readonly spec: WordLmSpec, language: string) {
+  constructor(readonly a: LangArrays, private readonly spec: WordLmSpec, readonly language: string) {
     this.blob = bytesOf(a.forms);
     this.keys = bytesOf(a.keys);
     this.dict = bytesOf(a.dict);
@@ -407,7 +417,7 @@ export class LangLm {
     let c = this.classIds;
     if (!c || c.of !== of || c.suffix !== suffix) c = this.classIds = { of, suffix, ids: new Int32Array(this.a.count.length).fill(-2) };
     let v = c.ids[id]!;
-    if (v === -2) v = c.ids[id] = of.id(wordClass(this.form(id), suffix));
+    if (v === -2) v = c.ids[id] = of.id(wordClass(this.form(id), suffix, this.language));
     return v;
   }
 }

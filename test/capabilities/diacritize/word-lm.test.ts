@@ -361,7 +361,7 @@ describe('word-level decoding', () => {
 });
 
 describe('word-class model', () => {
-  it('names a form by its last two letters, by its last letter where that carries a mark, a short form by itself, an Arabic form by its last two letters with their marks', () => {
+  it('names a form by its last two letters, by its last letter where that carries a mark, a short form by itself, an Arabic or Yorùbá form by its last two letters with their marks', () => {
     expect(wordClass('pense', 2)).toBe('-se');
     expect(wordClass('traslado', 2)).toBe('-do');
     // a final marked letter pools the letters before it: one class for every preterite in -ó, participle in -é, instrumental in -ą
@@ -372,16 +372,20 @@ describe('word-class model', () => {
     expect(wordClass('mógł', 2)).toBe('-ł');
     expect(wordClass('ọmọ̀', 2)).toBe('-ọ̀');
     expect(wordClass('àwọn', 2)).toBe('-ọn');
+    // Yorùbá, whose words nearly all end in a tone-marked vowel: the last two letters with their marks
+    expect(wordClass('ọmọ̀', 2, 'yor')).toBe('-mọ̀');
+    expect(wordClass('orílẹ̀', 2, 'yor')).toBe('-lẹ̀');
+    expect(wordClass('orílẹ̀', 2)).toBe('-ẹ̀');
     // up to suffix + 1 letters (code points, not bytes): a class of its own
     expect(wordClass('à', 2)).toBe('=à');
     expect(wordClass('ją', 2)).toBe('=ją');
     expect(wordClass('été', 2)).toBe('=été');
     expect(wordClass(START, 2)).toBe(START);
     // Arabic: the last two letters with their marks (the case ending and the letter before it)
-    expect(wordClass('الكِتَابِ', 2)).toBe('-ابِ');
-    expect(wordClass('بَيْتِ', 2)).toBe('-يْتِ');
-    expect(wordClass('المُعَلِّمُونَ', 2)).toBe('-ونَ');
-    expect(wordClass('فِي', 2)).toBe('=فِي');
+    expect(wordClass('الكِتَابِ', 2, 'ara')).toBe('-ابِ');
+    expect(wordClass('بَيْتِ', 2, 'ara')).toBe('-يْتِ');
+    expect(wordClass('المُعَلِّمُونَ', 2, 'ara')).toBe('-ونَ');
+    expect(wordClass('فِي', 2, 'ara')).toBe('=فِي');
     expect(wordClass(END, 2)).toBe(END);
   });
 
