@@ -30,16 +30,19 @@ function lm(lines = LINES, spec = SPEC, minCount = 1, lexicon: ReadonlyMap<strin
   return new WordLm(spec, decodeWordLm(buildWordLm(new Map([['vie', lines]]), new Map([['vie', lexicon]]), minCount)));
 }
 
-/** Every letter of the text may take any class; the network's probabilities per slot come from `pick`. */
-function plan(text: string, pick: (base: string, k: number) => Record<string, number>) {
-  const cands: TaggerCandidates = { vie: Object.fromEntries([...'abcdefghijklmnopqrstuvwxyz'].map((b) => [b, CLASSES.map((_, i) => i)])) };
+/**
+ * Every letter of `letters` in the text may take any class of `classes`; the network's
+ * probabilities per slot come from `pick` (none given: the first class, no mark, at 0.99).
+ */
+function plan(text: string, pick: (base: string, k: number) => Record<string, number>, classes: readonly string[] = CLASSES, letters = 'abcdefghijklmnopqrstuvwxyz') {
+  const cands: TaggerCandidates = { any: Object.fromEntries([...letters].map((b) => [b, classes.map((_, i) => i)])) };
   const us = units(text);
-  const slots = slotsOf(us, text, cands.vie);
-  const probs = new Float32Array(slots.length * CLASSES.length).fill(1e-4);
+  const slots = slotsOf(us, text, cands.any);
+  const probs = new Float32Array(slots.length * classes.length).fill(1e-4);
   slots.forEach((s, k) => {
     const p = pick(us[s.unit]!.base, k);
-    for (const [cls, v] of Object.entries(p)) probs[k * CLASSES.length + CLASSES.indexOf(cls)] = v;
-    if (Object.keys(p).length === 0) probs[k * CLASSES.length] = 0.99;
+    for (const [cls, v] of Object.entries(p)) probs[k * classes.length + classes.indexOf(cls)] = v;
+    if (Object.keys(p).length === 0) probs[k * classes.length] = 0.99;
   });
   return { us, slots, probs };
 }
@@ -441,14 +444,8 @@ describe('word-class model', () => {
     const AR_CLASSES = ['', '\u064e', '\u064f', '\u0650', '\u0652'];
     const MARK: Record<string, string> = { ف: '\u0650', ي: '', ك: '\u0650', ت: '\u064e', ا: '' };
     const run = (m: WordLm, text: string) => {
-      const us = units(text);
-      const slots = slotsOf(us, text, Object.fromEntries([...'فيكتاب'].map((b) => [b, AR_CLASSES.map((_, i) => i)])));
-      const probs = new Float32Array(slots.length * AR_CLASSES.length).fill(1e-4);
       // the network is sure of every mark but the last letter's, which it cannot tell between u and i
-      slots.forEach((sl, k) => {
-        const b = us[sl.unit]!.base;
-        if (b === 'ب') { probs[k * AR_CLASSES.length + 2] = 0.5; probs[k * AR_CLASSES.length + 3] = 0.5; } else probs[k * AR_CLASSES.length + AR_CLASSES.indexOf(MARK[b]!)] = 0.99;
-      });
+      const { us, slots, probs } = plan(text, (b) => (b === 'ب' ? { '\u064f': 0.5, '\u0650': 0.5 } : { [MARK[b]!]: 0.99 }), AR_CLASSES, 'فيكتاب');
       return restore(us, slots, probs, AR_CLASSES, { language: 'ara', minConfidence: 0, caseEndings: true, chosen: decodeText(m, 'ara', us, slots, probs, AR_CLASSES, 0.01) });
     };
     const model = (weight: number) => new WordLm({ ...SPEC, class_weight: { default: weight } }, decodeWordLm(buildWordLm(new Map([['ara', ARA]]), new Map(), 1)), buildClassLanguages(new Map([['ara', ARA.map((text) => ({ text, weight: 1 }))]])));
