@@ -61,6 +61,16 @@ const FROM_LEXICON: Array<[string, string, string]> = [
 ];
 /** Sentences diactag-2.0 gets wrong (`A informação é muito util.`, `Kitabi masanın…`) and the diacnet models restore. */
 const HARDER: Array<[string, string]> = [['por', 'A informação é muito útil.'], ['tur', 'Kitabı masanın üstüne koydum.']];
+/**
+ * Regression (issue 35): a longer Vietnamese sentence came back with "sửa" (repair) for
+ * "sữa" (milk) and "môn" for "món" (dish). Everyday sentences written for this test with
+ * both words: the network alone writes "sửa", "mòn" (and "đầu" for "đậu") in them, the
+ * word model restores them; the training text writes "sửa" four times as often as "sữa".
+ */
+const REPORTED: Array<[string, string]> = [
+  ['vie', 'Tôi thích uống sữa đậu nành vào buổi sáng và ăn món bánh mì.'],
+  ['vie', 'Nhà hàng này có nhiều món ngon, nhưng tôi chỉ gọi một cốc sữa và một đĩa xôi.'],
+];
 
 for (const MODEL of ['diacnet-2.0', 'diacnet-mini-2.0']) {
   const restore = (text: string, language: string, extra: Record<string, unknown> = {}) => post(svc, '/v1/diacritize', { text, language, model: MODEL, ...extra });
@@ -73,7 +83,7 @@ for (const MODEL of ['diacnet-2.0', 'diacnet-mini-2.0']) {
       }, 20_000, `${MODEL} available`);
     });
 
-    for (const [language, sentence] of [...Object.entries(SENTENCES), ...HARDER]) {
+    for (const [language, sentence] of [...Object.entries(SENTENCES), ...HARDER, ...REPORTED]) {
       it(`restores ${language}: ${sentence}`, async () => {
         const r = await restore(stripMarks(sentence), language);
         expect(r.status, JSON.stringify(r.body)).toBe(200);
