@@ -9,14 +9,12 @@
  * prints one row per file.
  */
 import { parseArgs } from 'node:util';
-import { stripMarks, units } from '../services/capabilities/diacritize/marks.ts';
-import { restore, slotsOf } from '../services/capabilities/diacritize/tagger.ts';
+import { restore } from '../services/capabilities/diacritize/tagger.ts';
 import { openDiacnet, scoreTexts } from '../services/capabilities/diacritize/backends/diacnet.ts';
-import type { PlannedText } from '../services/capabilities/diacritize/backends/common.ts';
 import { decodeText } from '../services/capabilities/diacritize/word-lm.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { CORPORA, linesOf } from './diacritics-data.ts';
-import { wordScore } from './diacritics-score.ts';
+import { plannedLines, wordScore } from './diacritics-score.ts';
 
 const { values: a } = parseArgs({ options: { repo: { type: 'string', default: 'models' }, name: { type: 'string', default: 'diacnet-2.0' }, lang: { type: 'string' }, lines: { type: 'string', default: '1000' } } });
 if (!a.lang) throw new Error('--lang is required');
@@ -34,11 +32,7 @@ for (const l of linesOf(lang, CORPORA)) {
 const rows: Array<Record<string, string | number>> = [];
 for (const [group, all] of groups) {
   const lines = all.slice(0, Number(a.lines));
-  const texts: PlannedText[] = lines.map((want, i) => {
-    const text = stripMarks(want);
-    const us = units(text);
-    return { i, input: { text, model: a.name!, language: lang, caseEndings: true, hints: null, aligned: true, minConfidence: 0 }, language: lang, us, slots: slotsOf(us, text, m.candidates[lang]) };
-  });
+  const texts = plannedLines(lines, a.name!, lang, m.candidates);
   const probs = await scoreTexts(m, texts);
   const o = { language: lang, minConfidence: 0, caseEndings: true };
   const net: [number, number] = [0, 0]; const dec: [number, number] = [0, 0];

@@ -8,7 +8,9 @@
  * (vietnameseToneOnFirstVowel): "hòa" and "hoà" are the same restoration, since both are
  * in use and the reference texts mix them (docs/api-choices.md).
  */
-import { units, vietnameseToneOnFirstVowel } from '../services/capabilities/diacritize/marks.ts';
+import { stripMarks, units, vietnameseToneOnFirstVowel } from '../services/capabilities/diacritize/marks.ts';
+import { slotsOf, type TaggerCandidates } from '../services/capabilities/diacritize/tagger.ts';
+import type { PlannedText } from '../services/capabilities/diacritize/backends/common.ts';
 
 /** The words (maximal runs of letter units) of a text, NFC. */
 export function words(text: string): string[] {
@@ -47,3 +49,17 @@ export function der(want: string, got: string): { all: [number, number]; noCase:
 
 /** A count pair as a percentage with `decimals` decimals (default one), or — when nothing was counted. */
 export const pctOf = (x: readonly [number, number], decimals = 1): string => (x[1] === 0 ? '—' : (100 * x[0] / x[1]).toFixed(decimals));
+
+/**
+ * Reference lines as the texts a diacnet model is asked to restore: each line without its
+ * marks, in `language`, with case endings, every letter with a choice of marks a slot
+ * (tagger.ts slotsOf), no hints and no confidence floor (bench and tuning scripts).
+ * @param candidates the model's candidates.json (classes per letter, per language)
+ */
+export function plannedLines(lines: readonly string[], model: string, language: string, candidates: TaggerCandidates): PlannedText[] {
+  return lines.map((want, i) => {
+    const text = stripMarks(want);
+    const us = units(text);
+    return { i, input: { text, model, language, caseEndings: true, hints: null, aligned: true, minConfidence: 0 }, language, us, slots: slotsOf(us, text, candidates[language]) };
+  });
+}

@@ -30,8 +30,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { stripMarks, units } from '../services/capabilities/diacritize/marks.ts';
-import { restore, slotsOf } from '../services/capabilities/diacritize/tagger.ts';
+import { restore } from '../services/capabilities/diacritize/tagger.ts';
 import { openDiacnet, scoreTexts } from '../services/capabilities/diacritize/backends/diacnet.ts';
 import type { PlannedText } from '../services/capabilities/diacritize/backends/common.ts';
 import { decodeText, DEFAULT_CLASS_SUFFIX, DEFAULT_MAX_STATES, DEFAULT_UNKNOWN_CANDIDATES, WordLm, type WordLmSpec } from '../services/capabilities/diacritize/word-lm.ts';
@@ -40,7 +39,7 @@ import { openSpellingLm, type SpellingArrays } from '../services/capabilities/di
 import { VOWEL_HARMONY_LANGUAGES } from '../services/capabilities/diacritize/languages.ts';
 import { ModelRepository } from '../services/models/repository.ts';
 import { CORPORA, DIACRITICS_SOURCES, linesWithRole } from './diacritics-data.ts';
-import { der, wordScore } from './diacritics-score.ts';
+import { der, plannedLines, wordScore } from './diacritics-score.ts';
 
 const { values: a } = parseArgs({ options: { repo: { type: 'string' }, name: { type: 'string' }, lines: { type: 'string', default: '1000' }, write: { type: 'boolean', default: false }, order: { type: 'string', default: '3' }, 'max-candidates': { type: 'string', default: '32' }, 'candidate-beam': { type: 'string', default: '4' }, only: { type: 'string' }, corpora: { type: 'string' }, file: { type: 'string' }, 'class-file': { type: 'string' }, 'spelling-file': { type: 'string' } } });
 if (!a.repo || !a.name) throw new Error('--repo and --name are required');
@@ -79,11 +78,7 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
   if (a.only && !a.only.split(',').includes(lang)) continue;
   const dev = linesWithRole(lang, 'dev', a.corpora ?? CORPORA).slice(0, Number(a.lines));
   if (dev.length === 0) { console.log(`${lang}: no development lines, settings kept`); continue; }
-  const texts: PlannedText[] = dev.map((want, i) => {
-    const text = stripMarks(want);
-    const us = units(text);
-    return { i, input: { text, model: a.name!, language: lang, caseEndings: true, hints: null, aligned: true, minConfidence: 0 }, language: lang, us, slots: slotsOf(us, text, m.candidates[lang]) };
-  });
+  const texts = plannedLines(dev, a.name!, lang, m.candidates);
   const probs = await scoreTexts(m, texts);
   const o = { language: lang, minConfidence: 0, caseEndings: true };
   /** Arabic is scored by DER with case endings (lower is better), the others by alpha-word accuracy */

@@ -10,10 +10,19 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { der, wordScore, words } from '../../scripts/diacritics-score.ts';
+import { der, plannedLines, wordScore, words } from '../../scripts/diacritics-score.ts';
 import { devHalf, heldOut, linesOf, ntrexRoles } from '../../scripts/diacritics-data.ts';
 
 describe('diacritics scoring', () => {
+  it('plans reference lines as marks-free texts whose slots are the letters with a choice', () => {
+    // candidates.json's shape: per language, per base letter, the class ids it may take
+    const [t] = plannedLines(['Zażółć gęślą'], 'diacnet-2.0', 'pol', { pol: { a: [0, 1], z: [0, 2], e: [0, 3] } });
+    expect(t!.input).toMatchObject({ text: 'Zazolc gesla', language: 'pol', caseEndings: true, hints: null, minConfidence: 0 });
+    // z, a, z, e, a have a choice here; o, l, c, g, s do not
+    expect(t!.slots.map((s) => t!.us[s.unit]!.base)).toEqual(['z', 'a', 'z', 'e', 'a']);
+    expect(t!.slots[1]!.candidates).toEqual([0, 1]);
+  });
+
   it('accepts both Vietnamese tone placements ("hòa" and "hoà", "thủy" and "thuỷ") on either side', () => {
     expect(wordScore('hòa bình, thủy điện', 'hoà bình, thuỷ điện', 'vie')).toEqual([4, 4]);
     expect(wordScore('hoà bình', 'hòa bình', 'vie')).toEqual([2, 2]);
