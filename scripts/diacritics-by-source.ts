@@ -29,12 +29,13 @@ for (const l of linesOf(lang, CORPORA)) {
   if (!list) groups.set(g, (list = []));
   list.push(l.text);
 }
+/** restore's options: the language, no confidence floor, case endings */
+const o = { language: lang, minConfidence: 0, caseEndings: true };
 const rows: Array<Record<string, string | number>> = [];
 for (const [group, all] of groups) {
   const lines = all.slice(0, Number(a.lines));
   const texts = plannedLines(lines, a.name!, lang, m.candidates);
   const probs = await scoreTexts(m, texts);
-  const o = { language: lang, minConfidence: 0, caseEndings: true };
   const net: [number, number] = [0, 0]; const dec: [number, number] = [0, 0];
   texts.forEach((t, k) => {
     const alone = wordScore(lines[k]!, restore(t.us, t.slots, probs[k]!, m.classes, o), lang);
