@@ -691,7 +691,10 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       // a word no lexicon knows: its letters as typed (the marks the caller typed kept)
       const plain = new Int32Array(w.s1 - w.s0);
       for (let k = w.s0; k < w.s1; k++) plain[k - w.s0] = typedFixed.get(k) ?? (slots[k]!.candidates.includes(plainClass) ? plainClass : own[k - w.s0]!);
-      add(plain, formWith(us, w, slots, plain, classes, language), false, undefined, plainBonus);
+      // the bonus goes to the letters as typed whether or not the network's own form is them
+      const plainForm = formWith(us, w, slots, plain, classes, language);
+      const had = out.find((c) => c.form === plainForm);
+      if (had) had.score += plainBonus; else add(plain, plainForm, false, undefined, plainBonus);
     }
     // and the network's next best forms, for the spelling model to weigh
     if (unknown && spellWeight > 0) for (const cls of bestForms(slots, w.s0, w.s1, probs, C, typedFixed, unknownCandidates)) add(cls, formWith(us, w, slots, cls, classes, language));

@@ -518,6 +518,15 @@ describe('words neither the text nor a dictionary writes (spelling model)', () =
     expect(decode(model({ spelling_weight: { vie: 2 } }), 'con ga Xyza').split(' ')[1]).toBe(decode(model({}), 'con ga Xyza').split(' ')[1]);
   });
 
+  it('gives the unknown_plain bonus to the letters as typed when the network\'s own form is them too (regression: the bonus was lost then, and the spelling model\'s forms won)', () => {
+    // the network writes "Xyza" plain (0.6 against a grave's 0.4: log-odds 0.4); the spelling
+    // model prefers "xyzà" by 5.9 (natural log), 11.7 at weight 2: a bonus of 16 outweighs both
+    const plainFirst = (b: string): Record<string, number> => (b === 'a' ? { '': 0.6, '\u0300': 0.4 } : {});
+    expect(decode(model({ spelling_weight: { vie: 2 } }), 'con ga Xyza', plainFirst)).toMatch(/ Xyzà$/);
+    expect(decode(model({ spelling_weight: { vie: 2 }, unknown_plain: { vie: 16 } }), 'con ga Xyza', plainFirst)).toMatch(/ Xyza$/);
+    expect(decode(model({ spelling_weight: { vie: 2 }, unknown_plain: { vie: 8 } }), 'con ga Xyza', plainFirst)).toMatch(/ Xyzà$/);
+  });
+
   it('scores such a word\'s forms with unknown_char_weight, and the words of the word model with char_weight', () => {
     // the network is surer of "Xyzá" (0.9 against 0.1: log-odds 2.2) than the unknown_plain bonus of 1 only at weight 1
     const surer = (b: string): Record<string, number> => (b === 'a' ? { '\u0301': 0.9, '': 0.1 } : {});
