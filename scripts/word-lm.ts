@@ -124,7 +124,7 @@ const ID_SPACE = 2 ** 22;
  * names ({@link chosenPlaceNames}) of keys neither has to the `names` lines.
  * @param tokenize a line's tokens (default: {@link formsOfLine}; the class model's are classes)
  * @param placeNames GeoNames' forms per key (diacritics-lexicons.ts placeNameCounts; default none)
- * @throws RangeError when a language has more than 4,194,304 forms, or a dictionary line is over 65,535 bytes
+ * @throws RangeError when a language has more than 4,194,304 forms, or a dictionary or place-name line is over 65,535 bytes
  */
 export function buildLangArrays(lines: Iterable<WeightedLine>, language: string, lexicon: ReadonlyMap<string, LexiconEntry> = new Map(), minCount = 2, tokenize: (line: string, language: string) => string[] = formsOfLine, placeNames: PlaceNameCounts = new Map()): LangArrays {
   const ids = new Map<string, number>();
@@ -251,13 +251,14 @@ export function buildLangArrays(lines: Iterable<WeightedLine>, language: string,
     const list = dictByKey.get(k);
     if (list) list.push(form); else dictByKey.set(k, [form]);
   }
-  const dictLines = [...dictByKey].map(([k, fs]) => Buffer.from(`${k}\t${fs.join('\t')}\n`, 'utf8')).sort(Buffer.compare);
-  a.dict = new Uint8Array(Buffer.concat(dictLines));
-  a.dictLen = Uint16Array.from(dictLines, (b) => { if (b.length > 0xffff) throw new RangeError(`word LM ${language}: a dictionary line of ${b.length} bytes`); return b.length; });
+  /** `key\tform…\n` lines sorted by their bytes, and each line's length (word-lm-format.ts `dict`, `names`) */
+  const lineBlob = (entries: Iterable<[string, readonly string[]]>, what: string): [Uint8Array, Uint16Array] => {
+    const ls = [...entries].map(([k, fs]) => Buffer.from(`${k}\t${fs.join('\t')}\n`, 'utf8')).sort(Buffer.compare);
+    return [new Uint8Array(Buffer.concat(ls)), Uint16Array.from(ls, (b) => { if (b.length > 0xffff) throw new RangeError(`word LM ${language}: a ${what} line of ${b.length} bytes`); return b.length; })];
+  };
+  [a.dict, a.dictLen] = lineBlob(dictByKey, 'dictionary');
   // place names of keys neither the tables nor a dictionary write
-  const nameLines = chosenPlaceNames(placeNames, markedLetters(forms, count), (k) => byKey.has(k) || dictByKey.has(k)).map(([k, f]) => Buffer.from(`${k}\t${f}\n`, 'utf8')).sort(Buffer.compare);
-  a.names = new Uint8Array(Buffer.concat(nameLines));
-  a.namesLen = Uint16Array.from(nameLines, (b) => b.length);
+  [a.names, a.namesLen] = lineBlob(chosenPlaceNames(placeNames, markedLetters(forms, count), (k) => byKey.has(k) || dictByKey.has(k)).map(([k, f]) => [k, [f]]), 'place-name');
   return a as LangArrays;
 }
 

@@ -33,7 +33,8 @@
  *   that consecutive lines share prefixes and compress well), with `dictLen` (uint16,
  *   each line's byte length; offsets are summed at load); the header's `lexiconForms`
  *   counts every dictionary form, in the tables or here;
- * - place names (GeoNames, scripts/diacritics-lexicons.ts placeNames): `names`, one line
+ * - place names (GeoNames, scripts/diacritics-lexicons.ts placeNameCounts, scripts/word-lm.ts
+ *   chosenPlaceNames): `names`, one line
  *   per key that neither the tables nor `dict` have, `key\tform\n`, sorted by the key's
  *   UTF-8 bytes, with `namesLen` (uint16 line lengths). Optional: a file without them (the
  *   class model's, a file built before them) reads as having none.

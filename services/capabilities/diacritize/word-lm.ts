@@ -631,9 +631,16 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
     const weight = unknown ? Wu : W;
     // the spelling model's weight for this word's candidates (0: not scored by it)
     const spellWeight = spell ? (unknown ? spellingWeight : knownSpellingWeight) : 0;
-    /** `id`: the form's id when the caller has it (undefined: look it up; dictionary forms have none); `bonus`: added to the form's score */
+    /**
+     * `id`: the form's id when the caller has it (undefined: look it up; dictionary forms
+     * have none); `bonus`: added to the form's score, or to the candidate's that already
+     * has the form (the network's own form may be the letters as typed or a place name)
+     */
     const add = (cls: Int32Array, form: string, dict = false, id?: number, bonus = 0) => {
-      if (seen.has(form)) return;
+      if (seen.has(form)) {
+        if (bonus !== 0) out.find((c) => c.form === form)!.score += bonus;
+        return;
+      }
       for (const [k, t] of typedFixed) if (cls[k - w.s0] !== t) return;
       let score = 0;
       for (let k = w.s0; k < w.s1; k++) {
@@ -680,21 +687,15 @@ export function decodeText(lm: WordLm, language: string, us: readonly Unit[], sl
       add(cls, form, dict, dict ? undefined : ids[q]);
     }
     // a word no lexicon knows, written with a capital: GeoNames' form of a place of its
-    // letters, with a bonus (the network's own form gets the bonus where it is that form)
+    // letters, with a bonus
     const placeName = nameBonus > 0 && unknown && us[w.from]!.upper ? table.placeNameOf(key) : null;
     const nameClasses = placeName ? classesOf(placeName) : null;
-    if (placeName && nameClasses && nameClasses.every((c) => c >= 0)) {
-      const had = out.find((c) => c.form === placeName);
-      if (had) had.score += nameBonus; else add(nameClasses, placeName, false, undefined, nameBonus);
-    }
+    if (placeName && nameClasses && nameClasses.every((c) => c >= 0)) add(nameClasses, placeName, false, undefined, nameBonus);
     if (plainBonus > 0 && unknown && plainClass !== undefined) {
       // a word no lexicon knows: its letters as typed (the marks the caller typed kept)
       const plain = new Int32Array(w.s1 - w.s0);
       for (let k = w.s0; k < w.s1; k++) plain[k - w.s0] = typedFixed.get(k) ?? (slots[k]!.candidates.includes(plainClass) ? plainClass : own[k - w.s0]!);
-      // the bonus goes to the letters as typed whether or not the network's own form is them
-      const plainForm = formWith(us, w, slots, plain, classes, language);
-      const had = out.find((c) => c.form === plainForm);
-      if (had) had.score += plainBonus; else add(plain, plainForm, false, undefined, plainBonus);
+      add(plain, formWith(us, w, slots, plain, classes, language), false, undefined, plainBonus);
     }
     // and the network's next best forms, for the spelling model to weigh
     if (unknown && spellWeight > 0) for (const cls of bestForms(slots, w.s0, w.s1, probs, C, typedFixed, unknownCandidates)) add(cls, formWith(us, w, slots, cls, classes, language));
